@@ -1,0 +1,119 @@
+// Package algorithm defines what a lock algorithm sees of the world and the
+// interface every lock variant implements. It imports nothing of locksim's:
+// an algorithm is written against these types only, in blocking style, the
+// way the pseudo-code of spec/original.md is written.
+//
+// All instants are local-clock readings in nanoseconds since the scenario
+// epoch, carried as time.Duration; all durations are time.Duration. Nothing
+// here reads the wall clock.
+package algorithm
+
+import (
+	"errors"
+	"math/rand/v2"
+	"time"
+)
+
+// Errors a Server call can return. They are the pseudo-code's exceptions
+// plus the few the variants' primitives need.
+var (
+	// ErrServerDown: the node refused (crashed) or did not answer before the
+	// client's timeout. The operation may or may not have been applied.
+	ErrServerDown = errors.New("ServerDown")
+	// ErrKeyAlreadyExists: a write-if-absent found the key held by another owner.
+	ErrKeyAlreadyExists = errors.New("KeyAlreadyExists")
+	// ErrKeyVersionChanged: a remove-if-version found another version (or no key).
+	ErrKeyVersionChanged = errors.New("KeyVersionChanged")
+	// ErrKeyNotFound: a read found no such key.
+	ErrKeyNotFound = errors.New("KeyNotFound")
+	// ErrNotOwner: a compare-and-delete found the key missing or owned by someone else.
+	ErrNotOwner = errors.New("NotOwner")
+)
+
+// Item is a stored lock item as a read returns it.
+type Item struct {
+	Key     string
+	Owner   string
+	Expiry  time.Duration // instant on the writer's clock (original) or 0 when the node keeps a TTL
+	Version uint64        // node-assigned; a remove must name it
+}
+
+// Server is one DHT node holding the key, as a client sees it. Every call
+// blocks until the node's reply arrives or the client's RPC timeout fires.
+type Server interface {
+	// Name is the node's name, e.g. "n2".
+	Name() string
+
+	// WriteIfDoesNotExistsOrSameServer is the original's primitive: write
+	// (owner, expiry) under key if the key is absent or already owned by owner
+	// (then the expiry is overwritten); else ErrKeyAlreadyExists.
+	WriteIfDoesNotExistsOrSameServer(key, owner string, expiry time.Duration) error
+	// ReadKey returns the item or ErrKeyNotFound.
+	ReadKey(key string) (Item, error)
+	// RemoveKey deletes key if its version is still version; else ErrKeyVersionChanged.
+	RemoveKey(key string, version uint64) error
+
+	// SetIfAbsentTTL stores (owner) under key with a node-side time-to-live
+	// measured on the node's own clock (Redis SET NX PX); ErrKeyAlreadyExists
+	// if a live item exists. It returns the stored item.
+	SetIfAbsentTTL(key, owner string, ttl time.Duration) (Item, error)
+	// CompareAndDelete deletes key only if it is owned by owner; else ErrNotOwner.
+	CompareAndDelete(key, owner string) error
+	// Increment atomically increments the counter under key and returns the
+	// new value (a source of fencing tokens).
+	Increment(key string) (uint64, error)
+}
+
+// Env is the world an algorithm runs in: one client thread's view.
+// Calls that wait (Server calls, Sleep) yield to the simulator; the others
+// return at once.
+type Env interface {
+	// Topology is dht.GetTopologyFor(key): the nodes that hold key, in the
+	// DHT's order. It may change between calls (topology faults).
+	Topology(key string) []Server
+	// Now is the local clock of the client's host (offset, drift, jumps included).
+	Now() time.Duration
+	// HostName is currentServerName: shared by every thread on the host.
+	HostName() string
+	// ClientName is unique per client thread, e.g. "h1/t0".
+	ClientName() string
+	// Sleep suspends the thread for d of local time.
+	Sleep(d time.Duration)
+	// Rand is this client's seeded random stream.
+	Rand() *rand.Rand
+}
+
+// Grant is what an acquire tells its caller.
+type Grant struct {
+	Granted bool
+	// Owner is the identity written into the lock items (host name in the
+	// original, a unique token in corrected variants).
+	Owner string `json:",omitempty"`
+	// Token is a fencing token when HasToken; the protected resource rejects
+	// tokens older than the newest it has seen.
+	Token    uint64 `json:",omitempty"`
+	HasToken bool   `json:",omitempty"`
+	// ValidUntil, when non-zero, is the local-clock instant after which the
+	// holder must stop believing it holds the lock. Zero: the holder believes
+	// until it releases (the original has no notion of validity).
+	ValidUntil time.Duration `json:",omitempty"`
+}
+
+// Lock is one algorithm for one client thread. A new Lock is made per client;
+// it may keep state between calls.
+type Lock interface {
+	Acquire(env Env, key string) Grant
+	Release(env Env, key string, g Grant)
+}
+
+// Variant describes a registered algorithm.
+type Variant struct {
+	Name    string // short, used on the command line: "original", "fenced"
+	Summary string // one line: what it changes
+	// New makes the Lock for one client thread.
+	New func() Lock
+	// Fenced: the protected resource must check Grant.Token on every access.
+	Fenced bool
+	// Assumptions states the conditions under which it claims safety, in one line.
+	Assumptions string
+}

@@ -1,0 +1,127 @@
+// Package faults describes what goes wrong in a scenario, as plain,
+// serialisable data (a Plan), and generates plans: swarm-random and rapid.
+// It imports nothing of locksim's; the simulator (package sim) applies plans.
+//
+// Probabilities are integers in parts per million (PPM) so that no float
+// ever takes part in a scheduling decision.
+package faults
+
+import (
+	"time"
+)
+
+// PPM is a probability in parts per million: 0 never, 1_000_000 always.
+type PPM uint32
+
+// Million is PPM's "always".
+const Million PPM = 1_000_000
+
+// Plan is everything that goes wrong in one scenario. The zero Plan is a
+// fault-free run. JSON round-trips exactly.
+type Plan struct {
+	// Network holds steady network settings for the whole run.
+	Network Network `json:"network"`
+	// Clocks sets per-process clock offset and drift. Processes without an
+	// entry have perfect clocks.
+	Clocks []Clock `json:"clocks,omitempty"`
+	// ThreadsPerHost, when > 0, overrides the config's client threads per host
+	// (the "threads" class: several threads share one host name).
+	ThreadsPerHost int `json:"threads_per_host,omitempty"`
+	// Points fires pauses at named places of a client's life (BUGGIFY).
+	Points Points `json:"points"`
+	// Events are timed faults, sorted by At.
+	Events []Event `json:"events,omitempty"`
+}
+
+// Network is the steady behaviour of every message.
+type Network struct {
+	LossPPM      PPM `json:"loss_ppm,omitempty"`       // a message (request or reply) is dropped
+	DuplicatePPM PPM `json:"duplicate_ppm,omitempty"`  // a message is delivered twice
+	ReplyLossPPM PPM `json:"reply_loss_ppm,omitempty"` // a reply is dropped after the request was applied
+	// ExtraLatencyMax adds up to this much latency to every message (on top of the config's).
+	ExtraLatencyMax time.Duration `json:"extra_latency_max,omitempty"`
+}
+
+// ProcessKind says whether a clock or fault targets a node or a host.
+type ProcessKind string
+
+const (
+	NodeProcess ProcessKind = "node"
+	HostProcess ProcessKind = "host"
+)
+
+// Clock sets one process's clock: local = true + Offset + drift + jumps.
+type Clock struct {
+	Kind     ProcessKind   `json:"kind"`
+	Index    int           `json:"index"`
+	Offset   time.Duration `json:"offset,omitempty"`
+	DriftPPM int64         `json:"drift_ppm,omitempty"` // local runs fast by this many ns per ms of true time
+}
+
+// Points are the BUGGIFY-style fault points: with probability PausePPM, a
+// client pauses for PauseFor at each named point.
+type Points struct {
+	PausePPM PPM           `json:"pause_ppm,omitempty"`
+	PauseFor time.Duration `json:"pause_for,omitempty"`
+}
+
+// Point names a place in a client's life where bugs hide.
+type Point string
+
+const (
+	AfterGrant       Point = "after-grant"        // right after acquire returned granted
+	BetweenReadWrite Point = "between-read-write" // between the resource read and write
+	BeforeRelease    Point = "before-release"     // just before release is called
+)
+
+// Kind is a timed fault's kind.
+type Kind string
+
+const (
+	Crash     Kind = "crash"     // Node crashes; restarts after For (0: never). Wipe: restarts empty (amnesia).
+	Partition Kind = "partition" // cut Nodes+Hosts from everyone else for For; OneWay: only messages leaving the group are cut
+	Clog      Kind = "clog"      // messages to and from Node are held back until For has passed
+	ClockJump Kind = "jump"      // process (Target, Index) clock jumps by Delta (negative: backwards)
+	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause)
+	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order)
+)
+
+// Event is one timed fault. Fields beyond At and Kind are used per kind as
+// documented on the Kind constants; unused ones stay zero.
+type Event struct {
+	At     time.Duration `json:"at"`
+	Kind   Kind          `json:"kind"`
+	Node   int           `json:"node,omitempty"`
+	Client int           `json:"client,omitempty"`
+	Target ProcessKind   `json:"target,omitempty"`
+	Index  int           `json:"index,omitempty"`
+	Nodes  []int         `json:"nodes,omitempty"`
+	Hosts  []int         `json:"hosts,omitempty"`
+	For    time.Duration `json:"for,omitempty"`
+	Delta  time.Duration `json:"delta,omitempty"`
+	Wipe   bool          `json:"wipe,omitempty"`
+	OneWay bool          `json:"one_way,omitempty"`
+}
+
+// Class names a family of faults; generators draw only from the classes
+// they are given, and the comparison matrix has one column per class.
+type Class string
+
+const (
+	ClassNone      Class = "none"
+	ClassLoss      Class = "loss"      // message loss and duplication
+	ClassAmbiguous Class = "ambiguous" // replies lost after the request was applied
+	ClassCrash     Class = "crash"     // node crash and restart, data kept
+	ClassAmnesia   Class = "amnesia"   // node crash and restart with data lost
+	ClassPartition Class = "partition" // partitions (incl. one-way) and clogs
+	ClassSkew      Class = "skew"      // clock offset and drift
+	ClassJump      Class = "jump"      // clock jumps
+	ClassPause     Class = "pause"     // client pauses, timed and at fault points
+	ClassThreads   Class = "threads"   // several client threads share a host
+	ClassTopology  Class = "topology"  // the key moves to other nodes
+	ClassAll       Class = "all"       // every class above
+)
+
+// Classes lists every class in matrix order.
+var Classes = []Class{ClassNone, ClassLoss, ClassAmbiguous, ClassCrash, ClassAmnesia,
+	ClassPartition, ClassSkew, ClassJump, ClassPause, ClassThreads, ClassTopology, ClassAll}

@@ -1,0 +1,168 @@
+// Package model holds what a run leaves behind — its History — and the
+// checkers that turn a History into a Verdict. It imports nothing of
+// locksim's and knows nothing of the simulator: a History is plain data.
+//
+// All times in a History are true time, nanoseconds since the scenario epoch.
+// Events are in the order they happened; Seq is their global sequence number
+// (strictly increasing), which breaks ties between equal times.
+package model
+
+// Kind is what a history event records.
+type Kind uint8
+
+const (
+	// AcquireCall: the client called Acquire.
+	AcquireCall Kind = iota + 1
+	// AcquireReturn: Acquire returned; Granted, Token, HasToken, ValidUntil are set.
+	AcquireReturn
+	// BeliefEnd: the client stops believing it holds the lock: it is about to
+	// call Release (Reason "release") or its validity deadline passed on its
+	// own clock (Reason "expired").
+	BeliefEnd
+	// ReleaseCall and ReleaseReturn bracket the Release call.
+	ReleaseCall
+	ReleaseReturn
+	// ResourceRead: the client read the protected resource; Value is what it
+	// read, Accepted false if fencing rejected the token (then no value).
+	ResourceRead
+	// ResourceWrite: the client wrote Value; Accepted false if fencing rejected it.
+	ResourceWrite
+	// ClientStop: the client stopped for good (crashed or the run ended) in
+	// the middle of an operation: its open operation's outcome is unknown.
+	ClientStop
+)
+
+var kindNames = [...]string{"?", "acquire-call", "acquire-return", "belief-end", "release-call",
+	"release-return", "resource-read", "resource-write", "client-stop"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "?"
+}
+
+// Event is one entry of a History.
+type Event struct {
+	Seq    uint64 `json:"seq"`
+	Time   int64  `json:"t"`
+	Client int    `json:"c"`
+	Kind   Kind   `json:"k"`
+
+	Granted    bool   `json:"granted,omitempty"`
+	Token      uint64 `json:"token,omitempty"`
+	HasToken   bool   `json:"has_token,omitempty"`
+	ValidUntil int64  `json:"valid_until,omitempty"` // true time the validity ends; 0: none
+	Value      int64  `json:"value,omitempty"`
+	Accepted   bool   `json:"accepted,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Client describes one client thread.
+type Client struct {
+	Name string `json:"name"` // "h0/t1"
+	Host string `json:"host"` // "h0"
+}
+
+// LockItem is a lock item found on a node when the run ended.
+type LockItem struct {
+	Node  string `json:"node"`
+	Owner string `json:"owner"`
+}
+
+// Abort is set when the run did not end normally: a client panicked, a
+// client never yielded, or the run hit its event cap.
+type Abort struct {
+	Kind   ViolationKind `json:"kind"` // Panic or Livelock
+	Client int           `json:"client"`
+	Time   int64         `json:"t"`
+	Detail string        `json:"detail"` // panic value and stack, or which cap
+}
+
+// History is what one run leaves behind for the checkers.
+type History struct {
+	Clients []Client `json:"clients"`
+	Events  []Event  `json:"events"`
+	// End is the true time the run ended.
+	End int64 `json:"end"`
+	// Healed is the true time from which no fault is active any more (the
+	// end of the last timed fault); liveness is judged after it.
+	Healed int64 `json:"healed"`
+	// TTL is the lock's time to live, ns; liveness bounds are multiples of it.
+	TTL int64 `json:"ttl"`
+	// Fenced says the resource checked tokens.
+	Fenced bool `json:"fenced,omitempty"`
+	// Leftovers are lock items still on nodes when the run ended.
+	Leftovers []LockItem `json:"leftovers,omitempty"`
+	// Messages counts messages sent (requests and replies) in the run.
+	Messages int64 `json:"messages"`
+	// FinalValue is the protected counter's value at the end.
+	FinalValue int64  `json:"final_value"`
+	Abort      *Abort `json:"abort,omitempty"`
+}
+
+// ViolationKind names what went wrong.
+type ViolationKind string
+
+const (
+	// MutualExclusion: two clients believed they held the lock at once.
+	MutualExclusion ViolationKind = "mutual-exclusion"
+	// LostUpdate: the protected counter's accesses do not linearize as atomic increments.
+	LostUpdate ViolationKind = "lost-update"
+	// Liveness: after every fault healed, clients waited without anyone holding the lock for longer than the bound.
+	Liveness ViolationKind = "liveness"
+	// Panic: a client's algorithm panicked.
+	Panic ViolationKind = "panic"
+	// Livelock: a client never yielded, or the run hit its event cap.
+	Livelock ViolationKind = "livelock"
+)
+
+// IsSafety reports whether the kind is a safety violation.
+func (k ViolationKind) IsSafety() bool { return k == MutualExclusion || k == LostUpdate }
+
+// Violation is one thing that went wrong, with enough to find it in a timeline.
+type Violation struct {
+	Kind    ViolationKind `json:"kind"`
+	Time    int64         `json:"t"`       // true time, ns
+	Clients []int         `json:"clients"` // client indexes involved
+	Story   string        `json:"story"`   // one line a person can read
+}
+
+// Metrics summarise a run.
+type Metrics struct {
+	Grants            int     `json:"grants"`
+	FailedAttempts    int     `json:"failed_attempts"`
+	AcquireP50        int64   `json:"acquire_p50_ns"` // acquire latency percentiles (granted ones), ns
+	AcquireP99        int64   `json:"acquire_p99_ns"`
+	Availability      float64 `json:"availability"`       // fraction of run time some client held the lock
+	MessagesPerGrant  float64 `json:"messages_per_grant"` // 0 when there were no grants
+	LongestNoHolderNS int64   `json:"longest_no_holder_ns"`
+	Leftovers         int     `json:"leftovers"`
+}
+
+// Verdict is a checked History.
+type Verdict struct {
+	Violations []Violation `json:"violations,omitempty"`
+	Metrics    Metrics     `json:"metrics"`
+}
+
+// OK reports whether there is no violation.
+func (v Verdict) OK() bool { return len(v.Violations) == 0 }
+
+// First returns the first violation of the given kind, if any.
+func (v Verdict) First(kind ViolationKind) (Violation, bool) {
+	for _, x := range v.Violations {
+		if x.Kind == kind {
+			return x, true
+		}
+	}
+	return Violation{}, false
+}
+
+// TraceEvent is one simulator event as recorded in a trace: enough for a
+// timeline and for naming the first event where two runs differ.
+type TraceEvent struct {
+	Time int64  `json:"t"`
+	Seq  uint64 `json:"seq"`
+	What string `json:"what"` // e.g. "deliver h0/t0->n1 write k_lock owner=h0"
+}

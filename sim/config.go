@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is the shape of the simulated world and its workload. Every field
+// documents its unit; DefaultConfig matches the blog post (replication 3,
+// a one-minute lock expiry).
+type Config struct {
+	Nodes          int `json:"nodes"`            // DHT nodes in the cluster
+	Replication    int `json:"replication"`      // nodes holding the key (topology size)
+	Hosts          int `json:"hosts"`            // client hosts (distinct currentServerName values)
+	ThreadsPerHost int `json:"threads_per_host"` // client threads on each host
+
+	TTL      time.Duration `json:"ttl"`      // lock time-to-live (the post's one minute)
+	Duration time.Duration `json:"duration"` // virtual time a run lasts
+
+	LatencyMin  time.Duration `json:"latency_min"`  // one-way message latency, uniform in [min, max]
+	LatencyMax  time.Duration `json:"latency_max"`  //
+	LatencyTail time.Duration `json:"latency_tail"` // 1% of messages take up to this much longer
+	RPCTimeout  time.Duration `json:"rpc_timeout"`  // a client gives up on a reply after this (ServerDown)
+
+	HoldMin  time.Duration `json:"hold_min"`  // think time between resource read and write, uniform
+	HoldMax  time.Duration `json:"hold_max"`  //
+	ThinkMin time.Duration `json:"think_min"` // time between a client's attempts, uniform
+	ThinkMax time.Duration `json:"think_max"` //
+
+	MaxEvents       int64 `json:"max_events"`         // event cap per run; hitting it is a livelock finding
+	MaxStepsNoYield int64 `json:"max_steps_no_yield"` // env calls a client may make without yielding
+
+	// RestartingVersions makes a node's per-key versions restart at 1 when a
+	// key is re-created, so versions can repeat (ABA). Off: never reused.
+	RestartingVersions bool `json:"restarting_versions,omitempty"`
+}
+
+// DefaultConfig is the blog post's setting: five nodes, the key on three,
+// three hosts with one thread each, a one-minute TTL, ten simulated minutes.
+func DefaultConfig() Config {
+	return Config{
+		Nodes: 5, Replication: 3, Hosts: 3, ThreadsPerHost: 1,
+		TTL: time.Minute, Duration: 10 * time.Minute,
+		LatencyMin: 1 * time.Millisecond, LatencyMax: 5 * time.Millisecond, LatencyTail: 50 * time.Millisecond,
+		RPCTimeout: 200 * time.Millisecond,
+		HoldMin:    100 * time.Millisecond, HoldMax: 2 * time.Second,
+		ThinkMin: 100 * time.Millisecond, ThinkMax: 3 * time.Second,
+		MaxEvents: 5_000_000, MaxStepsNoYield: 100_000,
+	}
+}
+
+// ConfigError names the field that is wrong.
+type ConfigError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("config: %s %s", e.Field, e.Reason) }
+
+// Validate reports the first field that makes no sense.
+func (c Config) Validate() error {
+	bad := func(field, reason string) error { return &ConfigError{field, reason} }
+	switch {
+	case c.Nodes < 1:
+		return bad("nodes", "must be at least 1")
+	case c.Replication < 1:
+		return bad("replication", "must be at least 1")
+	case c.Replication > c.Nodes:
+		return bad("replication", fmt.Sprintf("(%d) must not exceed nodes (%d)", c.Replication, c.Nodes))
+	case c.Hosts < 1:
+		return bad("hosts", "must be at least 1")
+	case c.ThreadsPerHost < 1:
+		return bad("threads_per_host", "must be at least 1")
+	case c.TTL <= 0:
+		return bad("ttl", "must be positive")
+	case c.Duration <= 0:
+		return bad("duration", "must be positive")
+	case c.LatencyMin < 0:
+		return bad("latency_min", "must not be negative")
+	case c.LatencyMax < c.LatencyMin:
+		return bad("latency_max", "must be at least latency_min")
+	case c.LatencyTail < 0:
+		return bad("latency_tail", "must not be negative")
+	case c.RPCTimeout <= 0:
+		return bad("rpc_timeout", "must be positive")
+	case c.HoldMin < 0:
+		return bad("hold_min", "must not be negative")
+	case c.HoldMax < c.HoldMin:
+		return bad("hold_max", "must be at least hold_min")
+	case c.ThinkMin < 0:
+		return bad("think_min", "must not be negative")
+	case c.ThinkMax < c.ThinkMin:
+		return bad("think_max", "must be at least think_min")
+	case c.MaxEvents < 1:
+		return bad("max_events", "must be at least 1")
+	case c.MaxStepsNoYield < 1:
+		return bad("max_steps_no_yield", "must be at least 1")
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package sim
+
+import (
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+)
+
+// Scenario is everything a run is a pure function of.
+type Scenario struct {
+	Config  Config
+	Variant algorithm.Variant
+	Seed    uint64
+	Plan    faults.Plan
+	// Trace records every event as text (for timelines and the determinism
+	// check). Off, the run still hashes every event.
+	Trace bool
+}
+
+// Result is what Run returns.
+type Result struct {
+	History   model.History
+	TraceHash uint64
+	Events    int64              // simulator events processed
+	Trace     []model.TraceEvent // only when Scenario.Trace
+}
+
+// LockKey is the key every client locks (the pseudo-code's `key`).
+const LockKey = "k"
