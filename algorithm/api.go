@@ -114,6 +114,10 @@ type Variant struct {
 	New func() Lock
 	// Fenced: the protected resource must check Grant.Token on every access.
 	Fenced bool
+	// Quarantine: the variant requires the deployment to make a restarted
+	// node refuse lock writes for one TTL (so a node that lost its data
+	// cannot grant a lock another client still holds). The simulator honours it.
+	Quarantine bool
 	// Assumptions states the conditions under which it claims safety, in one line.
 	Assumptions string
 }
