@@ -1,0 +1,248 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+// TimelineOptions narrows a timeline to what a reader needs.
+type TimelineOptions struct {
+	// Around, when > 0, keeps only the lines within Around ns (true time) of
+	// the first violation, and says how many lines were left out on either
+	// side. 0 shows the whole run; so does a verdict without violations.
+	Around int64
+	// MaxLines, when > 0, caps the number of lines shown (after Around);
+	// a last line says how many more there were.
+	MaxLines int
+}
+
+// Markers that start the "who" column of a line that is not a client's.
+const (
+	faultMarker     = "!!"
+	violationMarker = "XX"
+)
+
+// Line ranks order lines that happen at the same true time: a fault acts
+// before the events it may cause, a violation is reported after the events
+// that make it.
+const (
+	rankFault = iota
+	rankEvent
+	rankViolation
+)
+
+// timelineLine is one line of a timeline before it is written.
+type timelineLine struct {
+	time  int64
+	rank  int
+	order int    // tie-break: Seq for events, position in plan or verdict otherwise
+	who   string // client name, or a marker
+	text  string
+}
+
+// Timeline writes a run as text a person reads: one line per event that
+// matters, in Seq order, with the plan's faults (marked "!!") and the
+// verdict's violations (marked "XX") interleaved at their true times.
+// Clients are named from h.Clients. The output is deterministic.
+func Timeline(w io.Writer, h model.History, plan faults.Plan, v model.Verdict, opt TimelineOptions) error {
+	lines := timelineLines(h, plan, v)
+	shown, before, after := timelineWindow(lines, v, opt)
+	width := whoWidth(shown)
+
+	var b strings.Builder
+	if steady := steadyFaults(plan); len(steady) > 0 {
+		fmt.Fprintf(&b, "%s  %s steady: %s\n", formatTime(0), faultMarker, strings.Join(steady, ", "))
+	}
+	if before > 0 {
+		fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", before)
+	}
+	for _, l := range shown {
+		who := l.who
+		if l.rank == rankEvent {
+			who += strings.Repeat(" ", width-len(who)) + " "
+		}
+		fmt.Fprintf(&b, "%s  %s %s\n", formatTime(l.time), who, l.text)
+	}
+	if after > 0 {
+		fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", after)
+	}
+	fmt.Fprintf(&b, "%s  -- %s\n", formatTime(h.End), runEnd(h))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// timelineLines builds every line of the run, sorted.
+func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelineLine {
+	var lines []timelineLine
+	calledAt := map[int]int64{} // client → time of its pending acquire call
+	for _, e := range h.Events {
+		if e.Kind == model.AcquireCall {
+			calledAt[e.Client] = e.Time
+		}
+		text := eventText(e, calledAt)
+		if text == "" {
+			continue
+		}
+		lines = append(lines, timelineLine{time: e.Time, rank: rankEvent, order: int(e.Seq),
+			who: clientName(h, e.Client), text: text})
+	}
+	for i, f := range plan.Events {
+		at := int64(f.At)
+		lines = append(lines, timelineLine{time: at, rank: rankFault, order: 2 * i,
+			who: faultMarker, text: faultStart(h, f)})
+		if end, ok := faultEnd(h, f); ok {
+			lines = append(lines, timelineLine{time: at + int64(f.For), rank: rankFault, order: 2*i + 1,
+				who: faultMarker, text: end})
+		}
+	}
+	for i, x := range v.Violations {
+		lines = append(lines, timelineLine{time: x.Time, rank: rankViolation, order: i,
+			who: violationMarker, text: violationText(h, x)})
+	}
+	slices.SortStableFunc(lines, func(a, b timelineLine) int {
+		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.order, b.order))
+	})
+	return lines
+}
+
+// eventText says what a history event means, or "" for events not worth a
+// line (calls whose return line says it all).
+func eventText(e model.Event, calledAt map[int]int64) string {
+	switch e.Kind {
+	case model.AcquireReturn:
+		return acquireText(e, calledAt)
+	case model.BeliefEnd:
+		return "belief ends (" + e.Reason + ")"
+	case model.ReleaseReturn:
+		return "release returned"
+	case model.ResourceRead:
+		if !e.Accepted {
+			return "read " + rejection(e)
+		}
+		return fmt.Sprintf("read %d", e.Value)
+	case model.ResourceWrite:
+		if !e.Accepted {
+			return fmt.Sprintf("write %d %s", e.Value, rejection(e))
+		}
+		return fmt.Sprintf("write %d", e.Value)
+	case model.ClientStop:
+		if e.Reason != "" {
+			return "client stops (" + e.Reason + "), open operation's outcome unknown"
+		}
+		return "client stops, open operation's outcome unknown"
+	}
+	return ""
+}
+
+// acquireText writes an acquire's outcome with what the client then knows.
+func acquireText(e model.Event, calledAt map[int]int64) string {
+	var details []string
+	if e.Granted && e.HasToken {
+		details = append(details, fmt.Sprintf("token %d", e.Token))
+	}
+	if e.Granted && e.ValidUntil != 0 {
+		details = append(details, "valid to "+strings.TrimSpace(formatTime(e.ValidUntil)))
+	}
+	if at, ok := calledAt[e.Client]; ok {
+		details = append(details, "took "+formatLatency(time.Duration(e.Time-at)))
+		delete(calledAt, e.Client)
+	}
+	outcome := "denied"
+	if e.Granted {
+		outcome = "granted"
+	}
+	if len(details) == 0 {
+		return "acquire → " + outcome
+	}
+	return "acquire → " + outcome + " (" + strings.Join(details, ", ") + ")"
+}
+
+// formatLatency rounds a latency to what a reader compares: ms, or µs below 1ms.
+func formatLatency(d time.Duration) string {
+	if d >= time.Millisecond {
+		return formatDuration(d.Round(time.Millisecond))
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// rejection explains why fencing turned an access away.
+func rejection(e model.Event) string {
+	if e.HasToken {
+		return fmt.Sprintf("(rejected: stale token %d)", e.Token)
+	}
+	return "(rejected: no token)"
+}
+
+// violationText writes a violation's kind, the clients involved and its story.
+func violationText(h model.History, x model.Violation) string {
+	names := make([]string, len(x.Clients))
+	for i, c := range x.Clients {
+		names[i] = clientName(h, c)
+	}
+	s := string(x.Kind)
+	if len(names) > 0 {
+		s += " [" + strings.Join(names, " ") + "]"
+	}
+	return s + ": " + x.Story
+}
+
+// runEnd sums up how the run ended.
+func runEnd(h model.History) string {
+	s := fmt.Sprintf("run ends: counter %d, %d messages", h.FinalValue, h.Messages)
+	if n := len(h.Leftovers); n > 0 {
+		items := make([]string, n)
+		for i, l := range h.Leftovers {
+			items[i] = l.Node + " held by " + l.Owner
+		}
+		s += fmt.Sprintf(", lock items left: %s", strings.Join(items, ", "))
+	}
+	if a := h.Abort; a != nil {
+		detail, _, _ := strings.Cut(a.Detail, "\n")
+		s += fmt.Sprintf(", aborted: %s by %s: %s", a.Kind, clientName(h, a.Client), detail)
+	}
+	return s
+}
+
+// timelineWindow applies the options: the lines shown and how many were
+// left out before and after them.
+func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) (shown []timelineLine, before, after int) {
+	shown = lines
+	if opt.Around > 0 && len(v.Violations) > 0 {
+		first := v.Violations[0].Time
+		for _, x := range v.Violations[1:] {
+			first = min(first, x.Time)
+		}
+		lo := slices.IndexFunc(lines, func(l timelineLine) bool { return l.time >= first-opt.Around })
+		if lo < 0 {
+			lo = len(lines)
+		}
+		hi := lo
+		for hi < len(lines) && lines[hi].time <= first+opt.Around {
+			hi++
+		}
+		shown, before, after = lines[lo:hi], lo, len(lines)-hi
+	}
+	if opt.MaxLines > 0 && len(shown) > opt.MaxLines {
+		after += len(shown) - opt.MaxLines
+		shown = shown[:opt.MaxLines]
+	}
+	return shown, before, after
+}
+
+// whoWidth is the width of the widest client name among the lines.
+func whoWidth(lines []timelineLine) int {
+	w := len(faultMarker)
+	for _, l := range lines {
+		if l.rank == rankEvent {
+			w = max(w, len(l.who))
+		}
+	}
+	return w
+}

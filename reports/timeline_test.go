@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+func timeline(t *testing.T, h model.History, plan faults.Plan, v model.Verdict, opt TimelineOptions) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Timeline(&b, h, plan, v, opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestTimelineGolden(t *testing.T) {
+	h, plan, v := pausedHolder()
+	golden(t, "timeline_paused_holder.golden", []byte(timeline(t, h, plan, v, TimelineOptions{})))
+}
+
+func TestTimelineAroundFirstViolation(t *testing.T) {
+	h, plan, v := pausedHolder()
+	got := timeline(t, h, plan, v, TimelineOptions{Around: int64(time.Second)})
+	golden(t, "timeline_around.golden", []byte(got))
+	for _, want := range []string{"… 10 lines elided", "… 8 lines elided", "XX mutual-exclusion", "h1/t0  acquire → granted (took 15ms)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("window lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "lost-update") {
+		t.Errorf("window shows the lost update, 10s after the first violation:\n%s", got)
+	}
+}
+
+func TestTimelineMaxLines(t *testing.T) {
+	h, plan, v := pausedHolder()
+	got := timeline(t, h, plan, v, TimelineOptions{MaxLines: 3})
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	// steady faults, 3 lines, the elision, the run's end
+	if len(lines) != 6 || !strings.Contains(lines[4], "lines elided") {
+		t.Errorf("MaxLines 3 gave:\n%s", got)
+	}
+}
+
+func TestTimelineOrdersTies(t *testing.T) {
+	// A fault at the time of an event comes first; a violation at the same
+	// time comes after it.
+	h := model.History{
+		Clients: []model.Client{{Name: "h0/t0"}},
+		Events:  []model.Event{{Seq: 1, Time: sec(5), Client: 0, Kind: model.AcquireReturn, Granted: true}},
+		End:     sec(6),
+	}
+	plan := faults.Plan{Events: []faults.Event{{At: 5 * time.Second, Kind: faults.Crash, Node: 2}}}
+	v := model.Verdict{Violations: []model.Violation{{Kind: model.MutualExclusion, Time: sec(5), Story: "s"}}}
+	got := timeline(t, h, plan, v, TimelineOptions{})
+	want := "   5.000s  !! crash n2 for good\n" +
+		"   5.000s  h0/t0  acquire → granted\n" +
+		"   5.000s  XX mutual-exclusion: s\n" +
+		"   6.000s  -- run ends: counter 0, 0 messages\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestTimelineUnknownClientIsNamedByIndex(t *testing.T) {
+	h := model.History{Events: []model.Event{{Seq: 1, Time: 0, Client: 7, Kind: model.ReleaseReturn}}}
+	if got := timeline(t, h, faults.Plan{}, model.Verdict{}, TimelineOptions{}); !strings.Contains(got, "c7  release returned") {
+		t.Errorf("got\n%s", got)
+	}
+}
+
+func TestTimelineFencing(t *testing.T) {
+	h := model.History{
+		Clients: []model.Client{{Name: "h0/t0"}},
+		Events: []model.Event{
+			{Seq: 1, Time: sec(1), Kind: model.AcquireReturn, Granted: true, HasToken: true, Token: 3, ValidUntil: sec(61)},
+			{Seq: 2, Time: sec(2), Kind: model.ResourceRead, HasToken: true, Token: 3},
+			{Seq: 3, Time: sec(3), Kind: model.ResourceWrite, HasToken: true, Token: 3, Value: 6},
+			{Seq: 4, Time: sec(61), Kind: model.BeliefEnd, Reason: "expired"},
+		},
+		End: sec(70),
+	}
+	got := timeline(t, h, faults.Plan{}, model.Verdict{}, TimelineOptions{})
+	for _, want := range []string{
+		"   1.000s  h0/t0  acquire → granted (token 3, valid to 61.000s)\n",
+		"   2.000s  h0/t0  read (rejected: stale token 3)\n",
+		"   3.000s  h0/t0  write 6 (rejected: stale token 3)\n",
+		"  61.000s  h0/t0  belief ends (expired)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 30 * time.Second: "30s", 1500 * time.Millisecond: "1.5s", 250 * time.Millisecond: "250ms",
+		-5 * time.Second: "-5s", 1500 * time.Microsecond: "1.5ms",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
