@@ -1,0 +1,68 @@
+package faults
+
+import (
+	"slices"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// eventGen draws one event of one of kinds; clients is how many client
+// threads the plan runs with.
+func eventGen(kinds []feature, s Shape, clients int) *rapid.Generator[Event] {
+	lastMs := int64((s.Duration - 1) / time.Millisecond) // events happen before the run ends
+	return rapid.Custom(func(t *rapid.T) Event {
+		e := Event{At: drawMillis(t, "at", 0, lastMs)}
+		node := func() int { return rapid.IntRange(0, s.Nodes-1).Draw(t, "node") }
+		switch rapid.SampledFrom(kinds).Draw(t, "kind") {
+		case featClog:
+			e.Kind, e.Node, e.For = Clog, node(), drawMillis(t, "for", 1, 30_000)
+		case featPause:
+			e.Kind, e.Client = Pause, rapid.IntRange(0, clients-1).Draw(t, "client")
+			e.For = drawMillis(t, "for", 1, 180_000)
+		case featJump:
+			e.Kind = ClockJump
+			e.Target = rapid.SampledFrom([]ProcessKind{HostProcess, NodeProcess}).Draw(t, "target")
+			e.Index = rapid.IntRange(0, s.processes(e.Target)-1).Draw(t, "index")
+			e.Delta = drawMillis(t, "delta", 1, 300_000)
+			if rapid.Bool().Draw(t, "backwards") {
+				e.Delta = -e.Delta
+			}
+		case featCrash:
+			e.Kind, e.Node = Crash, node()
+			if !rapid.Bool().Draw(t, "forever") {
+				e.For = drawMillis(t, "for", 1, 180_000)
+			}
+		case featAmnesia:
+			e.Kind, e.Node, e.Wipe = Crash, node(), true
+			e.For = drawMillis(t, "for", 1, 180_000)
+		case featPartition:
+			e.Kind, e.For = Partition, drawMillis(t, "for", 1, 180_000)
+			e.Nodes, e.Hosts = drawGroup(t, s)
+			e.OneWay = rapid.Bool().Draw(t, "one_way")
+		case featTopology:
+			e.Kind = Topology
+			all := make([]int, s.Nodes)
+			for i := range all {
+				all[i] = i
+			}
+			e.Nodes = rapid.Permutation(all).Draw(t, "nodes")[:s.Replication]
+		}
+		return e
+	})
+}
+
+// drawGroup draws one side of a partition: sorted distinct nodes and
+// hosts, never both empty.
+func drawGroup(t *rapid.T, s Shape) (nodes, hosts []int) {
+	set := func(label string, n int) []int {
+		v := rapid.SliceOfNDistinct(rapid.IntRange(0, n-1), 0, n, rapid.ID[int]).Draw(t, label)
+		slices.Sort(v)
+		return v
+	}
+	nodes, hosts = set("nodes", s.Nodes), set("hosts", s.Hosts)
+	if len(nodes) == 0 && len(hosts) == 0 {
+		nodes = []int{rapid.IntRange(0, s.Nodes-1).Draw(t, "node")}
+	}
+	return nodes, hosts
+}

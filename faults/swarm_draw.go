@@ -1,0 +1,89 @@
+package faults
+
+import (
+	"cmp"
+	"time"
+)
+
+// event draws one event of feature f at a random time of the run.
+func (g swarm) event(f feature, clients int) Event {
+	e := Event{At: g.durIn(0, g.s.Duration-1)}
+	switch f {
+	case featCrash:
+		e.Kind, e.Node = Crash, g.rng.IntN(g.s.Nodes)
+		if g.rng.IntN(8) != 0 { // one crash in eight is for good
+			e.For = g.durIn(time.Second, 3*time.Minute)
+		}
+	case featAmnesia:
+		e.Kind, e.Node, e.Wipe = Crash, g.rng.IntN(g.s.Nodes), true
+		e.For = g.durIn(time.Second, 3*time.Minute)
+	case featPartition:
+		e.Kind, e.For = Partition, g.durIn(time.Second, 3*time.Minute)
+		e.Nodes, e.Hosts = g.group()
+		e.OneWay = g.rng.IntN(4) == 0
+	case featClog:
+		e.Kind, e.Node = Clog, g.rng.IntN(g.s.Nodes)
+		e.For = g.durIn(100*time.Millisecond, 30*time.Second)
+	case featJump:
+		e.Kind = ClockJump
+		e.Target, e.Index = g.process()
+		e.Delta = signedOf(g, g.durIn(time.Second, 5*time.Minute))
+	case featPause:
+		// Some pauses outlast the one-minute TTL: the seed's classic bug.
+		e.Kind, e.Client = Pause, g.rng.IntN(clients)
+		e.For = g.durIn(time.Second, 3*time.Minute)
+	case featTopology:
+		e.Kind = Topology
+		e.Nodes = g.rng.Perm(g.s.Nodes)[:g.s.Replication]
+	}
+	return e
+}
+
+// group draws one side of a partition: each node and host joins with
+// probability one half, and the side is never empty.
+func (g swarm) group() (nodes, hosts []int) {
+	for i := range g.s.Nodes {
+		if g.rng.IntN(2) == 0 {
+			nodes = append(nodes, i)
+		}
+	}
+	for i := range g.s.Hosts {
+		if g.rng.IntN(2) == 0 {
+			hosts = append(hosts, i)
+		}
+	}
+	if len(nodes) == 0 && len(hosts) == 0 {
+		nodes = []int{g.rng.IntN(g.s.Nodes)}
+	}
+	return nodes, hosts
+}
+
+// process draws a node or a host, each kind half the time.
+func (g swarm) process() (ProcessKind, int) {
+	if g.rng.IntN(2) == 0 {
+		return NodeProcess, g.rng.IntN(g.s.Nodes)
+	}
+	return HostProcess, g.rng.IntN(g.s.Hosts)
+}
+
+func (g swarm) intIn(lo, hi int) int { return lo + g.rng.IntN(hi-lo+1) }
+
+func (g swarm) int64In(lo, hi int64) int64 { return lo + g.rng.Int64N(hi-lo+1) }
+
+// durIn draws in whole milliseconds above lo, so plans read well in repro
+// files; lo itself need not be whole.
+func (g swarm) durIn(lo, hi time.Duration) time.Duration {
+	return lo + time.Millisecond*time.Duration(g.rng.Int64N(int64((hi-lo)/time.Millisecond)+1))
+}
+
+func (g swarm) ppmIn(lo, hi PPM) PPM { return PPM(g.int64In(int64(lo), int64(hi))) }
+
+// signedOf flips v's sign half the time.
+func signedOf[T ~int64](g swarm, v T) T {
+	if g.rng.IntN(2) == 0 {
+		return -v
+	}
+	return v
+}
+
+func cmpDuration(a, b time.Duration) int { return cmp.Compare(a, b) }
