@@ -1,0 +1,76 @@
+package sim
+
+import "sort"
+
+// clock is one process's local clock:
+//
+//	local(t) = t + offset + t*driftPPM/1e6 + (sum of jumps at or before t)
+//
+// Jumps come from the plan and are known before the run starts, so the
+// clock is a pure function of true time and can be inverted (trueAt).
+type clock struct {
+	offset   int64
+	driftPPM int64 // > -1e6: the clock never runs backwards between jumps
+	jumps    []jump
+}
+
+type jump struct{ at, delta int64 }
+
+func (c *clock) addJump(at, delta int64) {
+	c.jumps = append(c.jumps, jump{at, delta})
+	sort.SliceStable(c.jumps, func(i, j int) bool { return c.jumps[i].at < c.jumps[j].at })
+}
+
+func (c *clock) driftAt(t int64) int64 {
+	// t*drift/1e6 without overflow for any run shorter than centuries.
+	return t/1_000_000*c.driftPPM + t%1_000_000*c.driftPPM/1_000_000
+}
+
+// local is the reading at true time t.
+func (c *clock) local(t int64) int64 {
+	l := t + c.offset + c.driftAt(t)
+	for _, j := range c.jumps {
+		if j.at > t {
+			break
+		}
+		l += j.delta
+	}
+	return l
+}
+
+// trueAt is the earliest true time >= from at which the reading is >= x,
+// or -1 if it never is (a clock jumped backwards forever is impossible: the
+// last segment always grows, so -1 only means "beyond int64").
+func (c *clock) trueAt(x, from int64) int64 {
+	if c.local(from) >= x {
+		return from
+	}
+	segStart := from
+	for i := 0; i <= len(c.jumps); i++ {
+		segEnd := int64(1<<62 - 1)
+		if i < len(c.jumps) {
+			if c.jumps[i].at <= from {
+				continue
+			}
+			segEnd = c.jumps[i].at
+		}
+		// Within [segStart, segEnd) local is strictly increasing: binary search.
+		if c.local(segEnd-1) >= x {
+			lo, hi := segStart, segEnd-1
+			for lo < hi {
+				mid := lo + (hi-lo)/2
+				if c.local(mid) >= x {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
+			}
+			return lo
+		}
+		if i < len(c.jumps) && c.local(segEnd) >= x {
+			return segEnd
+		}
+		segStart = segEnd
+	}
+	return -1
+}

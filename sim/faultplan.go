@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"fmt"
+
+	"locksim/faults"
+)
+
+// applyClocks sets every process clock from the plan before the run starts.
+// Jumps are known in advance so clocks can be inverted (validity deadlines).
+func (w *world) applyClocks() {
+	for _, c := range w.plan.Clocks {
+		k := w.clockOf(c.Kind, c.Index)
+		k.offset, k.driftPPM = int64(c.Offset), c.DriftPPM
+	}
+	for _, e := range w.plan.Events {
+		if e.Kind == faults.ClockJump {
+			w.clockOf(e.Target, e.Index).addJump(int64(e.At), int64(e.Delta))
+		}
+	}
+}
+
+func (w *world) clockOf(kind faults.ProcessKind, i int) *clock {
+	if kind == faults.NodeProcess {
+		return &w.nodes[i].clock
+	}
+	return &w.hosts[i].clock
+}
+
+// healedAt is when the last timed fault ends: liveness is judged after it.
+func (w *world) healedAt() int64 {
+	var healed int64
+	for _, e := range w.plan.Events {
+		end := int64(e.At)
+		switch e.Kind {
+		case faults.Crash, faults.Partition, faults.Clog, faults.Pause:
+			if e.For == 0 && e.Kind == faults.Crash {
+				end = w.end // never restarts
+			} else {
+				end += int64(e.For)
+			}
+		}
+		healed = max(healed, end)
+	}
+	return min(healed, w.end)
+}
+
+func (w *world) startFault(i int) {
+	e := &w.plan.Events[i]
+	w.mix(uint64(i), uint64(len(e.Kind)), uint64(e.Node), uint64(e.For))
+	switch e.Kind {
+	case faults.Crash:
+		n := &w.nodes[e.Node]
+		n.up = false
+		w.note("!! crash %s (wipe=%v) for %s", n.name, e.Wipe, fmtTime(int64(e.For)))
+		if e.For > 0 {
+			w.q.push(w.now+int64(e.For), evFaultEnd, int32(i), 0)
+		}
+	case faults.Partition:
+		p := partition{id: i, oneWay: e.OneWay}
+		for _, n := range e.Nodes {
+			p.nodes |= 1 << uint(n)
+		}
+		for _, h := range e.Hosts {
+			p.hosts |= 1 << uint(h)
+		}
+		w.parts = append(w.parts, p)
+		w.note("!! partition nodes=%v hosts=%v one-way=%v for %s", e.Nodes, e.Hosts, e.OneWay, fmtTime(int64(e.For)))
+		w.q.push(w.now+int64(e.For), evFaultEnd, int32(i), 0)
+	case faults.Clog:
+		n := &w.nodes[e.Node]
+		n.clogUntil = max(n.clogUntil, w.now+int64(e.For))
+		w.note("!! clog %s for %s", n.name, fmtTime(int64(e.For)))
+	case faults.ClockJump:
+		w.note("!! clock of %s %d jumps by %s", e.Target, e.Index, fmtSigned(int64(e.Delta)))
+	case faults.Pause:
+		p := w.clients[e.Client]
+		w.note("!! pause %s for %s", p.name, fmtTime(int64(e.For)))
+		p.pause(w.now + int64(e.For))
+	case faults.Topology:
+		w.topology = append([]int(nil), e.Nodes...)
+		w.topoGen++
+		w.note("!! topology of the key becomes %v", e.Nodes)
+	default:
+		panic(fmt.Sprintf("sim: unknown fault kind %q passed validation", e.Kind))
+	}
+}
+
+func (w *world) endFault(i int) {
+	e := &w.plan.Events[i]
+	switch e.Kind {
+	case faults.Crash:
+		n := &w.nodes[e.Node]
+		n.up = true
+		n.restarted, n.restartAt = true, w.now
+		if e.Wipe {
+			n.store.wipe()
+		}
+		w.note("!! restart %s (wiped=%v)", n.name, e.Wipe)
+	case faults.Partition:
+		for j := range w.parts {
+			if w.parts[j].id == i {
+				w.parts = append(w.parts[:j], w.parts[j+1:]...)
+				break
+			}
+		}
+		w.note("!! heal partition of event %d", i)
+	}
+}
+
+func fmtSigned(ns int64) string {
+	if ns < 0 {
+		return "-" + fmtTime(-ns)
+	}
+	return "+" + fmtTime(ns)
+}
+
+// validatePlan checks the plan against the world it will run in.
+func validatePlan(p faults.Plan, cfg Config) error {
+	for _, c := range p.Clocks {
+		if c.DriftPPM <= -1_000_000 {
+			return fmt.Errorf("plan: clock drift_ppm %d would stop or reverse the clock (must be > -1000000)", c.DriftPPM)
+		}
+	}
+	return p.Validate(shapeOf(cfg))
+}
+
+func shapeOf(cfg Config) faults.Shape {
+	return faults.Shape{Nodes: cfg.Nodes, Replication: cfg.Replication, Hosts: cfg.Hosts,
+		Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration}
+}

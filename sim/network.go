@@ -1,0 +1,151 @@
+package sim
+
+// An endpoint is a node (index >= 0), a client (-1-index), or the protected
+// resource.
+type endpoint int32
+
+const resourceEndpoint endpoint = 1 << 30
+
+func clientEndpoint(c int) endpoint { return endpoint(-1 - c) }
+func (e endpoint) isClient() bool   { return e < 0 }
+func (e endpoint) client() int      { return int(-1 - e) }
+
+// message is a request or a reply in flight. Messages live in a slab
+// (world.msgs) and events refer to them by index, so sending allocates
+// nothing once the slab has grown.
+type message struct {
+	from, to endpoint
+	call     uint64 // the client's RPC id; replies carry it back
+	isReply  bool
+	req      request
+	rep      reply
+	// resource accesses
+	resToken uint64
+	resValue int64
+}
+
+// partition cuts a group (nodes and hosts, as bitmasks) from everyone else.
+type partition struct {
+	id     int // plan event index
+	nodes  uint64
+	hosts  uint64
+	oneWay bool // only messages leaving the group are cut
+}
+
+func (w *world) member(p *partition, e endpoint) bool {
+	switch {
+	case e == resourceEndpoint:
+		return false
+	case e.isClient():
+		return p.hosts&(1<<uint(w.clients[e.client()].host)) != 0
+	default:
+		return p.nodes&(1<<uint(e)) != 0
+	}
+}
+
+// cut reports whether an active partition drops a message from -> to.
+func (w *world) cut(from, to endpoint) bool {
+	for i := range w.parts {
+		p := &w.parts[i]
+		in, out := w.member(p, from), w.member(p, to)
+		if in && !out {
+			return true
+		}
+		if !p.oneWay && !in && out {
+			return true
+		}
+	}
+	return false
+}
+
+// latency draws one message's one-way delay.
+func (w *world) latency() int64 {
+	r := w.netRand
+	d := between(r, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
+	if w.cfg.LatencyTail > 0 && chance(r, 10_000) { // 1% of messages are slow
+		d += between(r, 0, int64(w.cfg.LatencyTail))
+	}
+	if x := int64(w.plan.Network.ExtraLatencyMax); x > 0 {
+		d += between(r, 0, x)
+	}
+	return d
+}
+
+func (w *world) allocMsg(m message) int32 {
+	if n := len(w.freeMsgs); n > 0 {
+		i := w.freeMsgs[n-1]
+		w.freeMsgs = w.freeMsgs[:n-1]
+		w.msgs[i] = m
+		return i
+	}
+	w.msgs = append(w.msgs, m)
+	return int32(len(w.msgs) - 1)
+}
+
+// send puts a message on the network: partitions, loss, reply loss and
+// duplication are decided here, at send time, from the network stream.
+func (w *world) send(m message) {
+	w.hist.Messages++
+	if m.from == resourceEndpoint || m.to == resourceEndpoint {
+		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+		return
+	}
+	net := &w.plan.Network
+	switch {
+	case w.cut(m.from, m.to):
+		w.note("drop %s (partition)", w.describe(&m))
+		return
+	case chance(w.netRand, uint32(net.LossPPM)):
+		w.note("drop %s (loss)", w.describe(&m))
+		return
+	case m.isReply && chance(w.netRand, uint32(net.ReplyLossPPM)):
+		w.note("drop %s (reply lost after apply)", w.describe(&m))
+		return
+	}
+	w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+	if chance(w.netRand, uint32(net.DuplicatePPM)) {
+		w.note("duplicate %s", w.describe(&m))
+		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+	}
+}
+
+// deliver hands message i to its destination.
+func (w *world) deliver(i int32) {
+	m := w.msgs[i]
+	switch {
+	case m.to == resourceEndpoint:
+		w.freeMsgs = append(w.freeMsgs, i)
+		w.resourceAccess(&m)
+	case m.to.isClient():
+		w.freeMsgs = append(w.freeMsgs, i)
+		w.clients[m.to.client()].replyArrived(m.call, m.rep)
+	default:
+		n := &w.nodes[m.to]
+		if w.now < n.clogUntil {
+			// A clogged node holds messages back; the message keeps its slot.
+			w.q.push(n.clogUntil, evDeliver, i, 0)
+			return
+		}
+		w.freeMsgs = append(w.freeMsgs, i)
+		w.nodeStep(int(m.to), &m)
+	}
+}
+
+// nodeStep is a node's state machine: one request in, one reply out.
+func (w *world) nodeStep(ni int, m *message) {
+	n := &w.nodes[ni]
+	var rep reply
+	switch {
+	case !n.up:
+		rep = reply{err: errServerDown} // a crashed node's host refuses at once
+		w.note("%s refuses %s (down)", n.name, w.describe(m))
+	case w.variant.Quarantine && n.restarted && w.now < n.restartAt+int64(w.cfg.TTL) && m.req.op.isWrite():
+		rep = reply{err: errServerDown}
+		w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
+	default:
+		rep = n.store.apply(&m.req, n.clock.local(w.now))
+		w.mix(uint64(ni), uint64(m.req.op), uint64(rep.err), rep.item.Version)
+		w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
+	}
+	w.send(message{from: m.to, to: m.from, call: m.call, isReply: true, rep: rep})
+}

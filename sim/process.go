@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+
+	"locksim/algorithm"
+	"locksim/model"
+)
+
+// process is one client thread: a coroutine (iter.Pull) running the workload
+// and the algorithm in blocking style. It yields whenever it waits (an RPC,
+// a sleep) and the event loop resumes it with the result. Exactly one
+// process runs at a time, so nothing here needs a lock.
+type process struct {
+	w        *world
+	idx      int
+	host     int
+	name     string
+	lock     algorithm.Lock
+	workRand *rand.Rand // think and hold times
+	algoRand *rand.Rand // handed to the algorithm via Env.Rand
+
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+
+	// What the process waits for. An RPC resolves once: by its reply or its
+	// timeout, whichever comes first.
+	call     uint64
+	resolved bool
+	res      reply
+	sleepID  uint64
+
+	pausedUntil   int64
+	pendingResume bool
+
+	steps  int64 // env calls since the last yield
+	done   bool
+	killed bool
+
+	// The hold the workload is in, if any.
+	holding     bool
+	holdID      uint64
+	beliefEnded bool
+	openOp      model.Kind // the operation whose return is pending (0: none)
+
+	servers  []algorithm.Server // one stub per node, made once
+	topoGen  int
+	topoView []algorithm.Server
+}
+
+// Signals thrown through client code to unwind it.
+type killedSignal struct{}
+type livelockSignal struct{}
+
+func newProcess(w *world, idx, host int, name string, seed uint64) *process {
+	p := &process{w: w, idx: idx, host: host, name: name,
+		workRand: newStream(seed, streamWorkload+uint64(idx)),
+		algoRand: newStream(seed, streamAlgo+uint64(idx)),
+		topoGen:  -1,
+	}
+	p.lock = w.variant.New()
+	p.servers = make([]algorithm.Server, len(w.nodes))
+	for i := range p.servers {
+		p.servers[i] = &serverStub{p: p, node: i}
+	}
+	p.next, p.stop = iter.Pull(p.body)
+	return p
+}
+
+// body is the coroutine. Panics in client code are caught here and turned
+// into a finding; the harness never crashes on a bad algorithm.
+func (p *process) body(yield func(struct{}) bool) {
+	p.yield = yield
+	defer func() {
+		r := recover()
+		switch r.(type) {
+		case nil, killedSignal:
+		case livelockSignal:
+			p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
+				Detail: fmt.Sprintf("%s made %d calls without waiting for anything (an endless loop?)", p.name, p.w.cfg.MaxStepsNoYield)}
+		default:
+			p.w.abort = &model.Abort{Kind: model.Panic, Client: p.idx, Time: p.w.now,
+				Detail: fmt.Sprintf("%s panicked: %v\n%s", p.name, r, debug.Stack())}
+		}
+	}()
+	p.workload()
+}
+
+// block yields to the event loop until something resumes the process.
+func (p *process) block() {
+	p.steps = 0
+	if p.killed || !p.yield(struct{}{}) || p.killed {
+		panic(killedSignal{})
+	}
+}
+
+// resume runs the process until it next blocks or ends.
+func (p *process) resume() {
+	if p.done || p.killed {
+		return
+	}
+	if _, ok := p.next(); !ok {
+		p.done = true
+	}
+}
+
+// wake resumes the process now, or when its pause ends.
+func (p *process) wake() {
+	if p.w.now < p.pausedUntil {
+		p.pendingResume = true
+		return
+	}
+	p.resume()
+}
+
+func (p *process) pause(until int64) {
+	if until > p.pausedUntil {
+		p.pausedUntil = until
+		p.w.q.push(until, evResume, int32(p.idx), 0)
+	}
+}
+
+func (p *process) unpause() {
+	if p.pendingResume && p.w.now >= p.pausedUntil {
+		p.pendingResume = false
+		p.resume()
+	}
+}
+
+func (p *process) kill() {
+	p.killed = true
+	p.stop()
+}
+
+// step counts an env call; a process that never yields is a livelock finding.
+func (p *process) step() {
+	if p.killed {
+		panic(killedSignal{})
+	}
+	p.steps++
+	if p.steps > p.w.cfg.MaxStepsNoYield {
+		panic(livelockSignal{})
+	}
+}
+
+// rpc sends a request to node ni and blocks until its reply or timeout.
+func (p *process) rpc(ni int, r request) reply {
+	p.step()
+	w := p.w
+	p.call++
+	p.resolved = false
+	w.send(message{from: clientEndpoint(p.idx), to: endpoint(ni), call: p.call, req: r})
+	w.q.push(w.now+int64(w.cfg.RPCTimeout), evTimeout, int32(p.idx), p.call)
+	p.block()
+	return p.res
+}
+
+func (p *process) replyArrived(call uint64, r reply) {
+	if call != p.call || p.resolved {
+		return // a duplicate, or the reply to a call that already timed out
+	}
+	p.resolved, p.res = true, r
+	p.wake()
+}
+
+func (p *process) timeout(call uint64) {
+	if call != p.call || p.resolved {
+		return
+	}
+	p.resolved, p.res = true, reply{err: errServerDown}
+	p.w.note("%s: rpc #%d timed out", p.name, call)
+	p.wake()
+}
+
+func (p *process) sleep(d int64) {
+	p.step()
+	if d < 0 {
+		d = 0
+	}
+	p.sleepID++
+	p.w.q.push(p.w.now+d, evWake, int32(p.idx), p.sleepID)
+	p.block()
+}
+
+func (p *process) wakeFromSleep(id uint64) {
+	if id == p.sleepID {
+		p.wake()
+	}
+}
+
+func (p *process) localNow() int64 { return p.w.hosts[p.host].clock.local(p.w.now) }
+
+// --- algorithm.Env ---
+
+func (p *process) Topology(key string) []algorithm.Server {
+	p.step()
+	// A view is rebuilt only when the topology changed; views are never
+	// mutated, so an algorithm may keep one across calls.
+	if p.topoGen != p.w.topoGen {
+		view := make([]algorithm.Server, len(p.w.topology))
+		for i, ni := range p.w.topology {
+			view[i] = p.servers[ni]
+		}
+		p.topoView, p.topoGen = view, p.w.topoGen
+	}
+	return p.topoView
+}
+
+func (p *process) Now() time.Duration    { p.step(); return time.Duration(p.localNow()) }
+func (p *process) HostName() string      { p.step(); return p.w.hosts[p.host].name }
+func (p *process) ClientName() string    { p.step(); return p.name }
+func (p *process) Sleep(d time.Duration) { p.sleep(int64(d)) }
+func (p *process) Rand() *rand.Rand      { p.step(); return p.algoRand }
+
+// serverStub is algorithm.Server for one node, as seen by one client.
+type serverStub struct {
+	p    *process
+	node int
+}
+
+func (s *serverStub) Name() string { return s.p.w.nodes[s.node].name }
+
+func (s *serverStub) WriteIfDoesNotExistsOrSameServer(key, owner string, expiry time.Duration) error {
+	return s.p.rpc(s.node, request{op: opWriteIfAbsentOrSame, key: key, owner: owner, expiry: int64(expiry)}).err.err()
+}
+
+func (s *serverStub) ReadKey(key string) (algorithm.Item, error) {
+	r := s.p.rpc(s.node, request{op: opRead, key: key})
+	return r.item, r.err.err()
+}
+
+func (s *serverStub) RemoveKey(key string, version uint64) error {
+	return s.p.rpc(s.node, request{op: opRemove, key: key, version: version}).err.err()
+}
+
+func (s *serverStub) SetIfAbsentTTL(key, owner string, ttl time.Duration) (algorithm.Item, error) {
+	r := s.p.rpc(s.node, request{op: opSetIfAbsentTTL, key: key, owner: owner, ttl: int64(ttl)})
+	return r.item, r.err.err()
+}
+
+func (s *serverStub) CompareAndDelete(key, owner string) error {
+	return s.p.rpc(s.node, request{op: opCompareAndDelete, key: key, owner: owner}).err.err()
+}
+
+func (s *serverStub) Increment(key string) (uint64, error) {
+	r := s.p.rpc(s.node, request{op: opIncrement, key: key})
+	return r.counter, r.err.err()
+}

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+)
+
+// workload is what every client thread does until the run ends: acquire; if
+// granted, a critical section on the protected counter (read, think, write
+// value+1); release; think; again.
+func (p *process) workload() {
+	for {
+		g := p.acquire()
+		if g.Granted {
+			p.criticalSection(g)
+			p.release(g)
+		}
+		p.sleep(between(p.workRand, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
+	}
+}
+
+func (p *process) acquire() algorithm.Grant {
+	p.openOp = model.AcquireCall
+	p.w.record(p, model.Event{Kind: model.AcquireCall})
+	g := p.lock.Acquire(p, LockKey)
+	p.openOp = 0
+	ev := model.Event{Kind: model.AcquireReturn, Granted: g.Granted, Token: g.Token, HasToken: g.HasToken}
+	if g.Granted {
+		p.holding, p.beliefEnded = true, false
+		p.holdID++
+		if g.ValidUntil != 0 {
+			ev.ValidUntil = p.scheduleValidity(int64(g.ValidUntil))
+		}
+	}
+	p.w.record(p, ev)
+	if g.Granted && ev.ValidUntil != 0 && ev.ValidUntil <= p.w.now {
+		p.endBelief("expired") // granted with no validity left at all
+	}
+	return g
+}
+
+// scheduleValidity arranges for the belief to end when the host clock reads
+// validUntil, and returns that instant in true time.
+func (p *process) scheduleValidity(validUntil int64) int64 {
+	at := p.w.hosts[p.host].clock.trueAt(validUntil, p.w.now)
+	if at < 0 {
+		return 0
+	}
+	if at > p.w.now {
+		p.w.q.push(at, evValidity, int32(p.idx), p.holdID)
+	}
+	return at
+}
+
+func (p *process) validityPassed(holdID uint64) {
+	if p.holding && holdID == p.holdID && !p.beliefEnded {
+		p.endBelief("expired")
+	}
+}
+
+func (p *process) endBelief(reason string) {
+	p.beliefEnded = true
+	p.w.record(p, model.Event{Kind: model.BeliefEnd, Reason: reason})
+}
+
+// criticalSection reads the counter, thinks, and writes it back plus one,
+// stopping as soon as the lock is no longer believed held. The fault point
+// between the validity check and the write is where a pause hurts most.
+func (p *process) criticalSection(g algorithm.Grant) {
+	p.faultPoint(faults.AfterGrant)
+	if p.beliefEnded {
+		return
+	}
+	v, ok := p.resourceRPC(opResourceRead, g, 0)
+	if !ok {
+		return
+	}
+	p.sleep(between(p.workRand, int64(p.w.cfg.HoldMin), int64(p.w.cfg.HoldMax)))
+	if p.beliefEnded {
+		return
+	}
+	p.faultPoint(faults.BetweenReadWrite)
+	p.resourceRPC(opResourceWrite, g, v+1)
+}
+
+func (p *process) release(g algorithm.Grant) {
+	p.faultPoint(faults.BeforeRelease)
+	if !p.beliefEnded {
+		p.endBelief("release")
+	}
+	p.holding = false
+	p.openOp = model.ReleaseCall
+	p.w.record(p, model.Event{Kind: model.ReleaseCall})
+	p.lock.Release(p, LockKey, g)
+	p.openOp = 0
+	p.w.record(p, model.Event{Kind: model.ReleaseReturn})
+}
+
+// faultPoint pauses the client at a named place with the plan's probability.
+func (p *process) faultPoint(point faults.Point) {
+	pts := &p.w.plan.Points
+	if chance(p.w.pointRnd, uint32(pts.PausePPM)) {
+		p.w.note("%s: pause %s at %s", p.name, fmtTime(int64(pts.PauseFor)), point)
+		p.sleep(int64(pts.PauseFor))
+	}
+}
+
+// resourceRPC accesses the protected resource: a reliable register reached
+// over the network (no loss, normal latency), which checks fencing tokens
+// when the variant is fenced.
+func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool) {
+	p.step()
+	p.call++
+	p.resolved = false
+	p.w.send(message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
+		req: request{op: o}, resToken: g.Token, resValue: value})
+	p.block()
+	return p.res.item.Expiry.Nanoseconds(), p.res.err == errNone
+}
+
+// resource is the protected counter.
+type resource struct {
+	value   int64
+	highest uint64 // newest fencing token seen
+}
+
+func (w *world) resourceAccess(m *message) {
+	r := &w.resource
+	accepted := true
+	if w.variant.Fenced {
+		if m.resToken < r.highest {
+			accepted = false
+		} else {
+			r.highest = m.resToken
+		}
+	}
+	p := w.clients[m.from.client()]
+	ev := model.Event{Kind: model.ResourceRead, Token: m.resToken, HasToken: w.variant.Fenced, Accepted: accepted}
+	rep := reply{}
+	if m.req.op == opResourceWrite {
+		ev.Kind = model.ResourceWrite
+		ev.Value = m.resValue
+		if accepted {
+			r.value = m.resValue
+		}
+	} else if accepted {
+		ev.Value = r.value
+	}
+	if !accepted {
+		rep.err = errNotOwner
+	}
+	rep.item.Expiry = durationOf(ev.Value) // the value travels back in the reply
+	w.record(p, ev)
+	w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
+	w.send(message{from: resourceEndpoint, to: m.from, call: m.call, isReply: true, rep: rep})
+}

@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+)
+
+// world is one scenario being run: everything the event loop touches.
+type world struct {
+	cfg     Config
+	variant algorithm.Variant
+	plan    faults.Plan
+	now     int64
+	end     int64
+	q       queue
+
+	nodes    []node
+	hosts    []host
+	clients  []*process
+	topology []int // node indexes holding the key, in DHT order
+	topoGen  int   // bumped on every topology change
+
+	msgs     []message
+	freeMsgs []int32
+	netRand  *rand.Rand
+	pointRnd *rand.Rand
+	parts    []partition
+
+	resource resource
+	hist     model.History
+	histSeq  uint64
+
+	hash    uint64
+	events  int64
+	tracing bool
+	trace   []model.TraceEvent
+	abort   *model.Abort
+	ended   bool
+}
+
+type host struct {
+	name  string
+	clock clock
+}
+
+// Run executes one scenario and returns its history and trace hash. Bad
+// configuration or plans return an error naming the field; a misbehaving
+// algorithm (panic, endless loop) never does: it ends the run with a
+// History.Abort the checkers turn into a finding.
+func Run(s Scenario) (Result, error) {
+	w, err := newWorld(s)
+	if err != nil {
+		return Result{}, err
+	}
+	w.loop()
+	w.finish()
+	return Result{History: w.hist, TraceHash: finalHash(w.hash), Events: w.events, Trace: w.trace}, nil
+}
+
+func newWorld(s Scenario) (*world, error) {
+	cfg := s.Config
+	if s.Plan.ThreadsPerHost > 0 {
+		cfg.ThreadsPerHost = s.Plan.ThreadsPerHost
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Nodes > 64 || cfg.Hosts > 64 {
+		return nil, &ConfigError{"nodes/hosts", "must be at most 64 each"}
+	}
+	if s.Variant.New == nil {
+		return nil, fmt.Errorf("sim: variant %q has no constructor", s.Variant.Name)
+	}
+	if err := validatePlan(s.Plan, cfg); err != nil {
+		return nil, err
+	}
+	w := &world{
+		cfg: cfg, variant: s.Variant, plan: s.Plan, end: int64(cfg.Duration),
+		netRand: newStream(s.Seed, streamNetwork), pointRnd: newStream(s.Seed, streamPoints),
+		hash: fnvOffset, tracing: s.Trace,
+	}
+	w.mix(s.Seed, uint64(cfg.Nodes), uint64(cfg.Hosts), uint64(cfg.ThreadsPerHost))
+	w.nodes = make([]node, cfg.Nodes)
+	for i := range w.nodes {
+		w.nodes[i] = node{name: fmt.Sprintf("n%d", i), store: newStore(cfg.RestartingVersions), up: true}
+	}
+	w.hosts = make([]host, cfg.Hosts)
+	for i := range w.hosts {
+		w.hosts[i] = host{name: fmt.Sprintf("h%d", i)}
+	}
+	w.topology = make([]int, cfg.Replication)
+	for i := range w.topology {
+		w.topology[i] = i
+	}
+	w.applyClocks()
+	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Fenced: s.Variant.Fenced, Healed: w.healedAt()}
+	for h := 0; h < cfg.Hosts; h++ {
+		for t := 0; t < cfg.ThreadsPerHost; t++ {
+			p := newProcess(w, len(w.clients), h, fmt.Sprintf("h%d/t%d", h, t), s.Seed)
+			w.clients = append(w.clients, p)
+			w.hist.Clients = append(w.hist.Clients, model.Client{Name: p.name, Host: w.hosts[h].name})
+		}
+	}
+	for i, p := range w.clients {
+		start := between(p.workRand, 0, int64(cfg.ThinkMax))
+		w.q.push(start, evStart, int32(i), 0)
+	}
+	for i, e := range w.plan.Events {
+		w.q.push(int64(e.At), evFault, int32(i), 0)
+	}
+	w.q.push(w.end, evEnd, 0, 0)
+	return w, nil
+}
+
+// loop runs events until the time is up, the event cap is hit, or a client
+// misbehaves.
+func (w *world) loop() {
+	for w.q.len() > 0 && !w.ended && w.abort == nil {
+		e := w.q.pop()
+		w.now = e.at
+		w.events++
+		if w.events > w.cfg.MaxEvents {
+			w.abort = &model.Abort{Kind: model.Livelock, Client: -1, Time: w.now,
+				Detail: fmt.Sprintf("event cap of %d events reached at %s: something keeps the simulation busy without virtual time passing", w.cfg.MaxEvents, fmtTime(w.now))}
+			break
+		}
+		w.mix(uint64(e.at), uint64(e.kind), uint64(e.a), e.b)
+		w.step(e)
+	}
+}
+
+func (w *world) step(e event) {
+	switch e.kind {
+	case evStart:
+		w.clients[e.a].wake()
+	case evDeliver:
+		w.deliver(e.a)
+	case evTimeout:
+		w.clients[e.a].timeout(e.b)
+	case evWake:
+		w.clients[e.a].wakeFromSleep(e.b)
+	case evResume:
+		w.clients[e.a].unpause()
+	case evValidity:
+		w.clients[e.a].validityPassed(e.b)
+	case evFault:
+		w.startFault(int(e.a))
+	case evFaultEnd:
+		w.endFault(int(e.a))
+	case evEnd:
+		w.ended = true
+	}
+}
+
+// finish stops every client and records what the checkers need from the end state.
+func (w *world) finish() {
+	if w.abort != nil {
+		w.hist.Abort = w.abort
+		w.hist.End = w.now
+	}
+	for _, p := range w.clients {
+		if p.openOp != 0 {
+			w.record(p, model.Event{Kind: model.ClientStop, Reason: "run ended during " + p.openOp.String()})
+		}
+		p.kill()
+	}
+	w.hist.FinalValue = w.resource.value
+	w.hist.Leftovers = w.leftovers()
+}
+
+func (w *world) leftovers() []model.LockItem {
+	var out []model.LockItem
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		keys := make([]string, 0, len(n.store.entries))
+		for k := range n.store.entries {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if e, ok := n.store.live(k, n.clock.local(w.now)); ok && e.owner != "" {
+				out = append(out, model.LockItem{Node: n.name, Owner: e.owner})
+			}
+		}
+	}
+	return out
+}
+
+// record appends a history event for client p at the current true time.
+func (w *world) record(p *process, e model.Event) {
+	w.histSeq++
+	e.Seq = w.histSeq
+	e.Time = w.now
+	e.Client = p.idx
+	w.hist.Events = append(w.hist.Events, e)
+	w.mix(uint64(e.Kind), uint64(e.Value), e.Token, boolBit(e.Granted)|boolBit(e.Accepted)<<1)
+}
+
+func boolBit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// topologyNow returns the key's current topology as node indexes.
+func (w *world) topologyNow() []int { return slices.Clip(w.topology) }
+
+func fmtTime(ns int64) string {
+	return fmt.Sprintf("%d.%03ds", ns/1e9, ns%1e9/1e6)
+}
