@@ -33,7 +33,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // sec is a true time in whole and thousandths of seconds.
-func sec(s float64) int64 { return int64(s * 1000) * int64(time.Millisecond) }
+func sec(s float64) int64 { return int64(s*1000) * int64(time.Millisecond) }
 
 // pausedHolder is the original algorithm's classic failure, written by
 // hand: h0/t0 is granted the lock (no token, no validity: it believes until

@@ -1,0 +1,103 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+func TestMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, sampleMatrix()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "matrix.md.golden", b.Bytes())
+}
+
+func TestCellText(t *testing.T) {
+	m := sampleMatrix()
+	for _, tc := range []struct {
+		row, col int
+		want     string
+	}{
+		{0, 0, "✗ 4/200 M (first @3, size 1)"},
+		{0, 3, "✗ 99/200 M+U (first @3, size 2)"},
+		{1, 0, "✓ 0/200"},
+		{2, 2, "⚠ 5/200 L (first @3, size 1)"},
+	} {
+		if got := cellText(m.Rows[tc.row].Cells[tc.col]); got != tc.want {
+			t.Errorf("cell (%d,%d) = %q, want %q", tc.row, tc.col, got, tc.want)
+		}
+	}
+	if got := cellText(NewCell(faults.ClassAll)); got != "–" {
+		t.Errorf("a cell never run reads %q", got)
+	}
+}
+
+func TestCellRecord(t *testing.T) {
+	c := NewCell(faults.ClassCrash)
+	c.Record(10, model.Verdict{})
+	c.Record(11, model.Verdict{Violations: []model.Violation{{Kind: model.MutualExclusion}, {Kind: model.MutualExclusion}}})
+	c.Record(12, model.Verdict{Violations: []model.Violation{{Kind: model.Panic}, {Kind: model.LostUpdate}}})
+	want := Kinds{MutualExclusion: 1, LostUpdate: 1, Aborted: 1}
+	if c.Seeds != 3 || c.Violations != 2 || c.Kinds != want || c.FirstSeed != 11 || c.SeedsToFirst != 2 {
+		t.Errorf("cell after 3 seeds: %+v", c)
+	}
+	if c.Kinds.LockSafe() || c.Kinds.ResourceSafe() || !c.Kinds.LivenessOK() {
+		t.Errorf("kinds %+v: wrong safety summary", c.Kinds)
+	}
+}
+
+func TestCellStatus(t *testing.T) {
+	for _, tc := range []struct {
+		c    Cell
+		want Status
+	}{
+		{NewCell(faults.ClassNone), NotRun},
+		{Cell{Seeds: 5}, Safe},
+		{Cell{Seeds: 5, Violations: 1, Kinds: Kinds{Liveness: 1}}, LivenessOnly},
+		{Cell{Seeds: 5, Violations: 1, Kinds: Kinds{MutualExclusion: 1}}, LockOnly},
+		{Cell{Seeds: 5, Violations: 1, Kinds: Kinds{MutualExclusion: 1, LostUpdate: 1}}, Unsafe},
+		{Cell{Seeds: 5, Violations: 1, Kinds: Kinds{Aborted: 1}}, Unsafe},
+	} {
+		if got := tc.c.Status(); got != tc.want {
+			t.Errorf("%+v: status %d, want %d", tc.c, got, tc.want)
+		}
+	}
+}
+
+func TestMarkdownEscapesPipes(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, sampleMatrix()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `| lease\|quorum |`) {
+		t.Errorf("variant name with a pipe not escaped:\n%s", b.String())
+	}
+}
+
+func TestJSONRoundTrips(t *testing.T) {
+	m := sampleMatrix()
+	var b bytes.Buffer
+	if err := JSON(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	var back Matrix
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := JSON(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != b.String() {
+		t.Errorf("JSON does not round-trip:\n%s\nvs\n%s", b.String(), again.String())
+	}
+	if !strings.Contains(b.String(), `"first_seed": -1`) {
+		t.Errorf("JSON lacks a cell without failures")
+	}
+}
