@@ -17,6 +17,9 @@ import (
 func PlanGen(classes []Class, s Shape) *rapid.Generator[Plan] {
 	s.mustValidate()
 	a := Allow(classes...)
+	if a == 0 {
+		return rapid.Just(Plan{}) // Custom must draw something; there is nothing to draw
+	}
 	return rapid.Custom(func(t *rapid.T) Plan {
 		var p Plan
 		p.Network = drawNetwork(t, a)
