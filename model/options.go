@@ -1,0 +1,53 @@
+package model
+
+import "fmt"
+
+// DefaultLivenessBoundTTLs is how many TTLs a waiting client may go without
+// anyone holding the lock, once faults healed, before that is a liveness
+// violation. One TTL covers a lock item left by a crashed holder expiring;
+// the rest is slack for retries and backoff.
+const DefaultLivenessBoundTTLs = 3
+
+// CheckOptions tune Check. The zero value is DefaultCheckOptions.
+type CheckOptions struct {
+	// Porcupine makes Check decide mutual exclusion with porcupine as well as
+	// the sweep. The sweep alone decides by default (it is much faster); the
+	// two must agree, and CheckErr reports it as an error if they do not.
+	Porcupine bool
+	// LivenessBoundTTLs is the liveness bound in multiples of History.TTL;
+	// 0 means DefaultLivenessBoundTTLs.
+	LivenessBoundTTLs int64
+	// LivenessBoundNS, when positive, is the liveness bound in nanoseconds
+	// and overrides LivenessBoundTTLs.
+	LivenessBoundNS int64
+	// SkipLiveness leaves liveness unjudged (its metrics are still computed).
+	SkipLiveness bool
+}
+
+// DefaultCheckOptions are the options Check uses unless told otherwise.
+func DefaultCheckOptions() CheckOptions {
+	return CheckOptions{LivenessBoundTTLs: DefaultLivenessBoundTTLs}
+}
+
+// Validate reports the first option that makes no sense.
+func (o CheckOptions) Validate() error {
+	switch {
+	case o.LivenessBoundTTLs < 0:
+		return fmt.Errorf("check options: liveness_bound_ttls (%d) must not be negative", o.LivenessBoundTTLs)
+	case o.LivenessBoundNS < 0:
+		return fmt.Errorf("check options: liveness_bound_ns (%d) must not be negative", o.LivenessBoundNS)
+	}
+	return nil
+}
+
+// LivenessBound is the bound, in nanoseconds, these options set for h.
+func (o CheckOptions) LivenessBound(h History) int64 {
+	if o.LivenessBoundNS > 0 {
+		return o.LivenessBoundNS
+	}
+	ttls := o.LivenessBoundTTLs
+	if ttls == 0 {
+		ttls = DefaultLivenessBoundTTLs
+	}
+	return ttls * h.TTL
+}

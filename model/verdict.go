@@ -1,0 +1,107 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Check turns a history into a verdict: the run's abort if any, mutual
+// exclusion (the first overlap), resource safety (lost updates), liveness
+// after faults healed, and metrics. Violations are in time order, then kind
+// order; the same history always yields the same verdict.
+//
+// Check panics where CheckErr would return an error: on invalid options, or
+// when opts.Porcupine is set and porcupine disagrees with the sweep. Either is
+// a bug in the caller or in this package, never a property of the history.
+func Check(h History, opts CheckOptions) Verdict {
+	v, err := CheckErr(h, opts)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// CheckErr is Check returning its errors instead of panicking. Without
+// opts.Porcupine, it errs only on invalid options.
+func CheckErr(h History, opts CheckOptions) (Verdict, error) {
+	if err := opts.Validate(); err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	if h.Abort != nil {
+		v.Violations = append(v.Violations, abortViolation(h))
+	}
+	overlap, found := FirstOverlap(h)
+	if found {
+		v.Violations = append(v.Violations, overlap)
+	}
+	if opts.Porcupine {
+		if ok := CheckMutexPorcupine(h); ok == found {
+			return Verdict{}, &DisagreementError{Sweep: overlap, SweepFound: found, PorcupineOK: ok}
+		}
+	}
+	if lost, found := CheckCounter(h); found {
+		v.Violations = append(v.Violations, lost)
+	}
+	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
+		if stuck, found := CheckLiveness(h, bound); found {
+			v.Violations = append(v.Violations, stuck)
+		}
+	}
+	slices.SortStableFunc(v.Violations, func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
+	})
+	v.Metrics = ComputeMetrics(h)
+	return v, nil
+}
+
+// DisagreementError says the sweep and porcupine judged mutual exclusion
+// differently: one of the two checkers is wrong.
+type DisagreementError struct {
+	Sweep       Violation // the sweep's finding, when SweepFound
+	SweepFound  bool
+	PorcupineOK bool
+}
+
+func (e *DisagreementError) Error() string {
+	if e.SweepFound {
+		return "model: mutual-exclusion checkers disagree: porcupine linearizes the history, the sweep found: " + e.Sweep.Story
+	}
+	return "model: mutual-exclusion checkers disagree: the sweep found no overlap, porcupine found the history not linearizable"
+}
+
+// kindRank orders violations of the same instant: the order kinds are
+// declared in history.go.
+func kindRank(k ViolationKind) int {
+	order := []ViolationKind{MutualExclusion, LostUpdate, Liveness, Panic, Livelock}
+	if i := slices.Index(order, k); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// abortViolation reports the run's abnormal end, story from the first line
+// of its detail (the rest is a stack trace).
+func abortViolation(h History) Violation {
+	a := h.Abort
+	kind := a.Kind
+	if kind == "" {
+		kind = Livelock
+	}
+	detail, _, _ := strings.Cut(a.Detail, "\n")
+	v := Violation{Kind: kind, Time: a.Time}
+	who := "the run"
+	if a.Client >= 0 && (a.Client < len(h.Clients) || kind == Panic) {
+		v.Clients = []int{a.Client}
+		who = clientName(h, a.Client)
+	}
+	switch kind {
+	case Panic:
+		v.Story = fmt.Sprintf("%s panicked at %s: %s", who, Seconds(a.Time), detail)
+	default:
+		v.Story = fmt.Sprintf("%s stopped making progress at %s (%s): %s", who, Seconds(a.Time), kind, detail)
+	}
+	return v
+}
