@@ -1,0 +1,206 @@
+package variants
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"locksim/algorithm"
+)
+
+// dhtLock is the original's algorithm with a chosen set of its bugs fixed.
+// With no fix selected it makes exactly the server calls algorithm.Original
+// makes, in the same order (TestDHTLockWithoutFixesIsTheOriginal checks it),
+// so a fix-* variant differs from the original by its one fix only.
+type dhtLock struct {
+	fix      fixes
+	ttl      time.Duration // the lock items' time-to-live
+	maxDepth int           // retries after a failed attempt (the post's recursionDepth < 3)
+}
+
+// fixes selects which bugs of the original a dhtLock repairs.
+type fixes struct {
+	strictQuorum   bool // fix-quorum: successfulLocks > len(topology)/2
+	uniqueOwner    bool // fix-identity: owner = host + client + nonce, per acquisition
+	validity       bool // fix-validity: the grant says until when it may be used
+	nodeClock      bool // fix-clock: node-side TTL, no cross-host clock comparison
+	releasePartial bool // fix-partial: clear own items before returning false
+
+	// Used by corrected only.
+	tryAll  bool // write every server before deciding; on failure retry instead of scavenging (needs nodeClock)
+	backoff bool // randomised sleep before an internal retry
+}
+
+// Timing of the fixes; the drift margin is Redlock's (1% of the TTL + 2 ms).
+const (
+	lockTTL          = algorithm.OriginalTTL // the post's one minute
+	driftMarginFixed = 2 * time.Millisecond
+	retryDelayMin    = 50 * time.Millisecond  // backoff: at least this long...
+	retryDelaySpread = 200 * time.Millisecond // ...plus a uniform random part below this
+)
+
+// driftMargin is how much earlier than its TTL a holder stops using a lock,
+// to absorb clock-rate differences between the holder and the nodes.
+func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + driftMarginFixed }
+
+// registerDHT registers a dhtLock variant with the given fixes.
+func registerDHT(v algorithm.Variant, fix fixes) {
+	if fix.tryAll && !fix.nodeClock {
+		// Without node-side expiry, an expired item is only ever removed by
+		// scavenging, which tryAll skips: the lock would never free up.
+		panic(fmt.Sprintf("variants: %s: tryAll needs nodeClock", v.Name))
+	}
+	v.New = func() algorithm.Lock {
+		return dhtLock{fix: fix, ttl: lockTTL, maxDepth: algorithm.OriginalMaxDepth}
+	}
+	Register(v)
+}
+
+// Acquire is LockKey(key, 0), plus the validity of the grant when fixed.
+func (l dhtLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	start := env.Now() // before the first write: validity is measured from here
+	owner := l.owner(env)
+	if !l.lockKey(env, key, owner, 0) {
+		return algorithm.Grant{}
+	}
+	g := algorithm.Grant{Granted: true, Owner: owner}
+	if l.fix.validity {
+		now := env.Now()
+		validity := l.ttl - (now - start) - driftMargin(l.ttl)
+		if validity <= 0 {
+			l.clearLock(env, key, owner) // ours, but too old to use: give it back
+			return algorithm.Grant{}
+		}
+		g.ValidUntil = now + validity // = start + TTL - margin
+	}
+	return g
+}
+
+// Release is ClearLock(key) for the grant's owner.
+func (l dhtLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
+	l.clearLock(env, key, g.Owner)
+}
+
+// owner is what the lock items hold: the host name (original), or one
+// identity per acquisition so threads of a host, and a thread's successive
+// acquisitions, never pass for one another.
+func (l dhtLock) owner(env algorithm.Env) string {
+	if !l.fix.uniqueOwner {
+		return env.HostName() // currentServerName
+	}
+	return fmt.Sprintf("%s/%s/%016x", env.HostName(), env.ClientName(), env.Rand().Uint64())
+}
+
+// lockKey follows algorithm.Original.LockKey line by line; each fix is a
+// branch on its flag.
+func (l dhtLock) lockKey(env algorithm.Env, key, owner string, depth int) bool {
+	topology := env.Topology(key)
+	successfulLocks := 0
+	lockExpiry := env.Now() + l.ttl
+	lockKey := key + "_lock"
+	for _, server := range topology {
+		err := l.write(server, lockKey, owner, lockExpiry)
+		switch {
+		case err == nil:
+			successfulLocks++
+		case errors.Is(err, algorithm.ErrServerDown):
+			// ignored, as in the original
+		case errors.Is(err, algorithm.ErrKeyAlreadyExists):
+			if l.fix.tryAll {
+				continue // count the others too: a majority may still be ours
+			}
+			// The scavenge runs whatever the depth, as in the original.
+			if l.scavenge(env, lockKey) && depth < l.maxDepth {
+				l.pause(env)
+				return l.lockKey(env, key, owner, depth+1)
+			}
+			return l.fail(env, key, owner)
+		default:
+			return l.fail(env, key, owner)
+		}
+	}
+	if l.quorum(successfulLocks, len(topology)) {
+		return true
+	}
+	l.fail(env, key, owner)
+	if l.fix.tryAll && depth < l.maxDepth {
+		l.pause(env)
+		return l.lockKey(env, key, owner, depth+1)
+	}
+	return false
+}
+
+// write places one lock item.
+func (l dhtLock) write(server algorithm.Server, lockKey, owner string, lockExpiry time.Duration) error {
+	if !l.fix.nodeClock {
+		return server.WriteIfDoesNotExistsOrSameServer(lockKey, owner, lockExpiry)
+	}
+	_, err := server.SetIfAbsentTTL(lockKey, owner, l.ttl)
+	if !errors.Is(err, algorithm.ErrKeyAlreadyExists) {
+		return err
+	}
+	// The original's "OrSameServer": an item already ours (an earlier
+	// attempt's, or a write whose reply was lost) counts as written. Unlike
+	// the original its expiry is not pushed back; it started after the
+	// acquire did, which is where validity is measured from.
+	if val, rerr := server.ReadKey(lockKey); rerr == nil && val.Owner == owner {
+		return nil
+	}
+	return err
+}
+
+// quorum decides whether successfulLocks of n servers is the lock.
+func (l dhtLock) quorum(successfulLocks, n int) bool {
+	if l.fix.strictQuorum {
+		return successfulLocks > n/2 // a strict majority: two holders cannot both have one
+	}
+	return (successfulLocks / 2) >= (n / 2) // the original's expression
+}
+
+// scavenge is ScavengeExpiredLocks: true when no live item is left.
+func (l dhtLock) scavenge(env algorithm.Env, lockKey string) bool {
+	if !l.fix.nodeClock {
+		return algorithm.Original{}.ScavengeExpiredLocks(env, lockKey)
+	}
+	// Node-side TTL: a node forgets an expired item by itself, by the only
+	// clock that set the TTL, so any item still returned is live. Nothing to
+	// remove; the same servers are read as in the original.
+	for _, server := range env.Topology(lockKey) {
+		if _, err := server.ReadKey(lockKey); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// fail is `return false`, releasing what was written when fix-partial is on.
+func (l dhtLock) fail(env algorithm.Env, key, owner string) bool {
+	if l.fix.releasePartial {
+		l.clearLock(env, key, owner)
+	}
+	return false
+}
+
+// pause sleeps a random while before an internal retry, so that contending
+// clients stop colliding in lock-step.
+func (l dhtLock) pause(env algorithm.Env) {
+	if l.fix.backoff {
+		env.Sleep(retryDelayMin + time.Duration(env.Rand().Int64N(int64(retryDelaySpread))))
+	}
+}
+
+// clearLock is ClearLock(key) for owner. It reads every server, so it also
+// clears items whose write reply was lost.
+func (l dhtLock) clearLock(env algorithm.Env, key, owner string) {
+	lockKey := key + "_lock"
+	for _, server := range env.Topology(key) {
+		if l.fix.nodeClock {
+			_ = server.CompareAndDelete(lockKey, owner) // NotOwner, ServerDown: nothing more to do
+			continue
+		}
+		val, err := server.ReadKey(lockKey)
+		if err == nil && val.Owner == owner {
+			_ = server.RemoveKey(lockKey, val.Version) // ServerDown, KeyVersionChanged: ignored
+		}
+	}
+}

@@ -1,0 +1,19 @@
+package variants
+
+import "locksim/algorithm"
+
+// fix-identity gives every acquisition its own owner identity.
+//
+// Bug: the lock items hold currentServerName, which every thread on a host
+// shares, and the write succeeds "OrSameServer": two threads of one host both
+// get the lock, and either one's ClearLock removes the other's items.
+// Fix: the owner is host name + client name + a random nonce drawn per
+// acquisition, so the same-owner overwrite and ClearLock only ever match the
+// items of this acquisition.
+func init() {
+	registerDHT(algorithm.Variant{
+		Name:        "fix-identity",
+		Summary:     "owner = host + client + random nonce per acquisition, not the host name",
+		Assumptions: "the original's except one thread per host; nonces do not collide",
+	}, fixes{uniqueOwner: true})
+}

@@ -1,0 +1,21 @@
+package variants
+
+import "locksim/algorithm"
+
+// fix-validity tells the holder when to stop.
+//
+// Bug: the items expire after a minute and are then scavenged by others, but
+// the holder believes it holds the lock until it releases: a holder slower
+// than the TTL (a long acquire, a pause, a slow critical section) overlaps
+// the next holder.
+// Fix: the grant carries ValidUntil = start + TTL - drift margin (1% of the
+// TTL + 2 ms), start read on the holder's own clock before its first write;
+// if that is already past when the quorum is reached, it releases and
+// refuses. The workload stops using the lock once ValidUntil has passed.
+func init() {
+	registerDHT(algorithm.Variant{
+		Name:        "fix-validity",
+		Summary:     "the grant is valid until start + TTL - drift margin, on the holder's clock",
+		Assumptions: "the original's, plus clock rates differ by less than the margin and no pause falls between the validity check and the use",
+	}, fixes{validity: true})
+}
