@@ -1,0 +1,72 @@
+package variants
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"locksim/algorithm"
+)
+
+func TestAllIsInDocumentedOrder(t *testing.T) {
+	got := Names()
+	if !slices.Equal(got, rank) {
+		t.Fatalf("Names() = %v, want %v", got, rank)
+	}
+}
+
+func TestUnrankedVariantsFollowByName(t *testing.T) {
+	defer func(saved map[string]algorithm.Variant) { registered = saved }(registered)
+	registered = map[string]algorithm.Variant{}
+	for _, name := range []string{"zeta", "corrected", "alpha", "original"} {
+		Register(algorithm.Variant{Name: name})
+	}
+	want := []string{"original", "corrected", "alpha", "zeta"}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	v, err := Lookup("fenced")
+	if err != nil || v.Name != "fenced" || !v.Fenced {
+		t.Fatalf("Lookup(fenced) = %+v, %v", v, err)
+	}
+	_, err = Lookup("nope")
+	if err == nil {
+		t.Fatal("Lookup(nope) succeeded")
+	}
+	for _, name := range rank {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not list %q", err, name)
+		}
+	}
+	if !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("error %q does not name what was asked", err)
+	}
+}
+
+func TestRegisterDuplicatePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("registering original twice did not panic")
+		}
+	}()
+	Register(algorithm.Variant{Name: "original"})
+}
+
+func TestEveryVariantIsComplete(t *testing.T) {
+	for _, v := range All() {
+		t.Run(v.Name, func(t *testing.T) {
+			if v.Summary == "" || v.Assumptions == "" || v.New == nil {
+				t.Fatalf("incomplete: %+v", v)
+			}
+			if strings.Contains(v.Summary, "\n") || strings.Contains(v.Assumptions, "\n") {
+				t.Fatal("summary and assumptions must be one line")
+			}
+			if v.New() == nil {
+				t.Fatal("New() returned nil")
+			}
+		})
+	}
+}
