@@ -93,7 +93,7 @@ func abortViolation(h History) Violation {
 	detail, _, _ := strings.Cut(a.Detail, "\n")
 	v := Violation{Kind: kind, Time: a.Time}
 	who := "the run"
-	if a.Client >= 0 && (a.Client < len(h.Clients) || kind == Panic) {
+	if a.Client >= 0 && a.Client < len(h.Clients) {
 		v.Clients = []int{a.Client}
 		who = clientName(h, a.Client)
 	}

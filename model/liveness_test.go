@@ -1,0 +1,92 @@
+package model
+
+import (
+	"slices"
+	"testing"
+)
+
+// starved: h0 holds from 0 to 10s; from 11s h1 tries every second and is
+// refused every time until the run ends at 300s. TTL 60s: bound 180s.
+func starved() *builder {
+	b := newBuilder("h0/t0", "h1/t0").acquire(0, 0).release(10000, 0)
+	for ms := int64(11000); ms < 300000; ms += 1000 {
+		b.call(ms, 1).deny(ms+10, 1)
+	}
+	return b.endAt(300000)
+}
+
+func TestLivenessWindowAfterHealFound(t *testing.T) {
+	h := starved().h
+	h.Healed = 5000
+	v, found := CheckLiveness(h, DefaultCheckOptions().LivenessBound(h))
+	want := "h1/t0 waited 289.000s from 11.000s with nobody holding the lock, until the run ended (bound 180.000s)"
+	if !found || v.Kind != Liveness || v.Time != 11000e6 || !slices.Equal(v.Clients, []int{1}) || v.Story != want {
+		t.Fatalf("got %+v (found %v)", v, found)
+	}
+}
+
+func TestLivenessJudgedOnlyFromHealed(t *testing.T) {
+	h := starved().h
+	h.Healed = 200000e6 // 100s left after healing: within the bound
+	if v, found := CheckLiveness(h, 180e9); found {
+		t.Fatalf("window mostly under faults judged: %v", v.Story)
+	}
+	// A lock still stuck long after healing is a finding, timed at Healed.
+	h.Healed = 100000e6
+	v, found := CheckLiveness(h, 180e9)
+	if !found || v.Time != 100000e6 {
+		t.Fatalf("stuck lock after heal: %+v (found %v)", v, found)
+	}
+	if LongestNoHolder(h) != 289e9 {
+		t.Fatalf("longest no-holder window %d, want 289s over the whole run", LongestNoHolder(h))
+	}
+}
+
+func TestLivenessWindowEndedBeforeHealIsNotJudged(t *testing.T) {
+	b := newBuilder("h0/t0", "h1/t0").acquire(0, 0).release(10000, 0)
+	for ms := int64(11000); ms < 250000; ms += 1000 {
+		b.call(ms, 1).deny(ms+10, 1)
+	}
+	h := b.acquire(250000, 1).endAt(300000).h
+	h.Healed = 260000e6
+	if v, found := CheckLiveness(h, 180e9); found {
+		t.Fatalf("window that ended before healing judged: %v", v.Story)
+	}
+	h.Healed = 0
+	if _, found := CheckLiveness(h, 180e9); !found {
+		t.Fatal("the same window with no faults must be found")
+	}
+}
+
+func TestWindowStartsWithAnAttemptNotWithTheGap(t *testing.T) {
+	// h1 was refused at 9s while h0 held; it backs off and only tries again
+	// at 12s, granted at 12.050s. h0 released at 10s. The lock was free for
+	// 2.05s but h1 was not waiting on it until 12s.
+	h := newBuilder("h0/t0", "h1/t0").
+		acquire(0, 0).call(9000, 1).deny(9010, 1).release(10000, 0).
+		call(12000, 1).grant(12050, 1).endAt(20000).h
+	w := NoHolderWindows(h)
+	if len(w) != 1 || w[0].Start != 12000e6 || w[0].End != 12050e6 || !w[0].Granted {
+		t.Fatalf("windows %+v, want one [12s, 12.05s] ending in a grant", w)
+	}
+}
+
+func TestWindowStartsWhenTheGapOpensUnderAnAttemptInFlight(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").
+		acquire(0, 0).call(9500, 1).release(10000, 0).deny(10500, 1).
+		call(11000, 1).grant(11010, 1).endAt(20000).h
+	w := NoHolderWindows(h)
+	if len(w) != 1 || w[0].Start != 10000e6 || w[0].End != 11010e6 {
+		t.Fatalf("windows %+v, want one [10s, 11.01s]", w)
+	}
+}
+
+func TestWindowEndsWhenTheLastWaiterStops(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").
+		acquire(0, 0).release(1000, 0).
+		call(2000, 1).deny(2010, 1).call(3000, 1).stop(3500, 1).endAt(10000).h
+	w := NoHolderWindows(h)
+	if len(w) != 1 || w[0].Start != 2000e6 || w[0].End != 3500e6 || w[0].Granted {
+		t.Fatalf("windows %+v, want one [2s, 3.5s] not granted", w)
+	}
+}

@@ -1,0 +1,124 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestAbortIsAPanicViolationInTimeOrder(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").acquire(1000, 0).acquire(2000, 1).endAt(9000).h
+	h.Abort = &Abort{Kind: Panic, Client: 1, Time: 5000e6, Detail: "index out of range\ngoroutine 1 [running]:"}
+	v := Check(h, DefaultCheckOptions())
+	if len(v.Violations) != 2 || v.Violations[0].Kind != MutualExclusion || v.Violations[1].Kind != Panic {
+		t.Fatalf("violations %+v", v.Violations)
+	}
+	p := v.Violations[1]
+	if p.Time != 5000e6 || p.Story != "h1/t0 panicked at 5.000s: index out of range" || len(p.Clients) != 1 || p.Clients[0] != 1 {
+		t.Fatalf("panic violation %+v", p)
+	}
+	if v.OK() {
+		t.Fatal("verdict with violations is OK")
+	}
+}
+
+func TestViolationsAtTheSameInstantSortByKind(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").acquire(1000, 0).acquire(2000, 1).endAt(9000).h
+	h.Abort = &Abort{Kind: Livelock, Client: -1, Time: 2000e6, Detail: "event cap"}
+	v := Check(h, DefaultCheckOptions())
+	if len(v.Violations) != 2 || v.Violations[0].Kind != MutualExclusion || v.Violations[1].Kind != Livelock {
+		t.Fatalf("violations %+v", v.Violations)
+	}
+	if v.Violations[1].Clients != nil {
+		t.Fatalf("a run-wide livelock names clients: %+v", v.Violations[1])
+	}
+}
+
+func TestCleanRunHasNoViolations(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").
+		acquire(0, 0).read(10, 0, 0, true).write(20, 0, 1, true).release(30, 0).
+		call(25, 1).deny(26, 1).
+		acquire(40, 1).read(50, 1, 1, true).write(60, 1, 2, true).release(70, 1).endAt(100).h
+	if v := Check(h, CheckOptions{Porcupine: true}); !v.OK() {
+		t.Fatalf("violations %+v", v.Violations)
+	}
+}
+
+func TestCheckFindsEveryKind(t *testing.T) {
+	h := starved().h
+	h.Healed = 0
+	// A lost update and an overlap inside h0's hold.
+	extra := newBuilder("h0/t0", "h1/t0").
+		read(1000, 0, 5, true).acquire(1500, 1).read(2000, 1, 5, true).
+		write(3000, 0, 6, true).write(3500, 1, 6, true).release(4000, 1).h.Events
+	h.Events = append(extra, h.Events...)
+	for i := range h.Events {
+		h.Events[i].Seq = uint64(i + 1)
+	}
+	// Re-sort by time so Seq follows time, as the simulator would record it.
+	h = resequenceByTime(h)
+	v := Check(h, CheckOptions{Porcupine: true})
+	kinds := []ViolationKind{}
+	for _, x := range v.Violations {
+		kinds = append(kinds, x.Kind)
+	}
+	if !reflect.DeepEqual(kinds, []ViolationKind{MutualExclusion, LostUpdate, Liveness}) {
+		t.Fatalf("kinds %v", kinds)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").
+		call(0, 0).grant(100, 0).
+		call(200, 1).deny(300, 1).
+		release(1000, 0).
+		call(1100, 1).grant(1400, 1).release(2000, 1).
+		endAt(4000).h
+	h.Messages = 10
+	h.Leftovers = []LockItem{{"n1", "h0"}, {"n2", "h0"}}
+	got := Check(h, DefaultCheckOptions()).Metrics
+	want := Metrics{
+		Grants: 2, FailedAttempts: 1,
+		AcquireP50: 200e6, AcquireP99: 298e6, // R-7 quantiles of {100ms, 300ms}
+		Availability:      0.375, // held 0.1–1.0s and 1.4–2.0s of 4s
+		MessagesPerGrant:  5,
+		LongestNoHolderNS: 300e6, // h1 waiting 1.1–1.4s; 0–0.1s is shorter
+		Leftovers:         2,
+	}
+	if math.Abs(got.Availability-want.Availability) > 1e-12 {
+		t.Fatalf("availability %v, want %v", got.Availability, want.Availability)
+	}
+	got.Availability = want.Availability
+	if got != want {
+		t.Fatalf("metrics\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestAvailabilityCountsOverlapsOnce(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").acquire(0, 0).acquire(500, 1).release(1000, 0).release(1500, 1).endAt(2000).h
+	if a := ComputeMetrics(h).Availability; a != 0.75 {
+		t.Fatalf("availability %v, want 0.75", a)
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	var h History
+	if _, err := CheckErr(h, CheckOptions{LivenessBoundTTLs: -1}); err == nil {
+		t.Fatal("negative bound accepted")
+	}
+	var d *DisagreementError
+	if _, err := CheckErr(h, CheckOptions{Porcupine: true}); errors.As(err, &d) {
+		t.Fatal("empty history: checkers disagree")
+	}
+}
+
+func TestZeroOptionsAreTheDefaults(t *testing.T) {
+	h := History{TTL: 7}
+	if (CheckOptions{}).LivenessBound(h) != DefaultCheckOptions().LivenessBound(h) {
+		t.Fatal("zero options differ from the defaults")
+	}
+	if (CheckOptions{LivenessBoundNS: 5}).LivenessBound(h) != 5 {
+		t.Fatal("absolute bound ignored")
+	}
+}
