@@ -77,8 +77,8 @@ func TestReadWithoutWriteMustSeeTheCounter(t *testing.T) {
 func TestCounterOperationsPairReadsWithWrites(t *testing.T) {
 	h := newBuilder("h0/t0", "h1/t0").
 		read(1000, 0, 5, true).
-		read(1100, 1, 0, false). // rejected read: dropped
-		write(1200, 1, 9, true). // no accepted read before: blind write
+		read(1100, 1, 0, false).  // rejected read: dropped
+		write(1200, 1, 9, true).  // no accepted read before: blind write
 		write(1300, 0, 6, false). // rejected write: h0's read stays a read
 		read(1400, 0, 9, true).write(1500, 0, 10, true).
 		read(1600, 1, 10, true).h // never written
