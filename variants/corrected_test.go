@@ -1,0 +1,79 @@
+package variants
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/algorithm/algotest"
+)
+
+// The validity deadline is start + TTL - margin on the holder's clock,
+// however long the acquire took.
+func TestCorrectedValidity(t *testing.T) {
+	for _, name := range []string{"fix-validity", "corrected", "redlock"} {
+		t.Run(name, func(t *testing.T) {
+			w := algotest.NewWorld(3)
+			w.CallCost = 7 * time.Millisecond
+			env := w.NewEnv("h1", "h1/t0", 1)
+			env.Offset = -time.Hour // the holder's own clock is what counts
+			start := env.Now()
+			g := mustLookup(t, name).New().Acquire(env, "k")
+			if want := start + lockTTL - driftMargin(lockTTL); !g.Granted || g.ValidUntil != want {
+				t.Fatalf("grant %+v, want ValidUntil %v", g, want)
+			}
+		})
+	}
+}
+
+// corrected writes every server: a foreign item on the first node does not
+// stop it from taking the other two.
+func TestCorrectedTriesAllServers(t *testing.T) {
+	w := algotest.NewWorld(3)
+	w.Nodes[0].SetIfAbsentTTL("k_lock", "h9", time.Hour)
+	g := mustLookup(t, "corrected").New().Acquire(w.NewEnv("h1", "h1/t0", 1), "k")
+	if !g.Granted {
+		t.Fatal("not granted with two of three nodes free")
+	}
+}
+
+// corrected retries a failed attempt three times after a random backoff,
+// and leaves nothing behind.
+func TestCorrectedRetriesWithBackoff(t *testing.T) {
+	w := algotest.NewWorld(3)
+	for _, n := range w.Nodes[1:] {
+		n.SetIfAbsentTTL("k_lock", "h9", time.Hour)
+	}
+	w.Log = nil
+	env := w.NewEnv("h1", "h1/t0", 1)
+	if mustLookup(t, "corrected").New().Acquire(env, "k").Granted {
+		t.Fatal("granted while another host holds two of three nodes")
+	}
+	if len(env.Slept) != 3 {
+		t.Fatalf("slept %v, want three backoffs", env.Slept)
+	}
+	for _, d := range env.Slept {
+		if d < retryDelayMin || d >= retryDelayMin+retryDelaySpread {
+			t.Fatalf("backoff %v outside [%v, %v)", d, retryDelayMin, retryDelayMin+retryDelaySpread)
+		}
+	}
+	if env.Slept[0] == env.Slept[1] && env.Slept[1] == env.Slept[2] {
+		t.Fatalf("backoffs %v are not random", env.Slept)
+	}
+	if it, ok := w.Nodes[0].Item("k_lock"); ok {
+		t.Fatalf("n1 still holds %+v", it)
+	}
+}
+
+// A unique owner: two acquisitions of one thread never share an identity.
+func TestCorrectedOwnerIsPerAcquisition(t *testing.T) {
+	w := algotest.NewWorld(3)
+	env := w.NewEnv("h1", "h1/t0", 1)
+	lock := mustLookup(t, "corrected").New()
+	g1 := lock.Acquire(env, "k")
+	lock.Release(env, "k", g1)
+	g2 := lock.Acquire(env, "k")
+	if g1.Owner == g2.Owner || !strings.HasPrefix(g1.Owner, "h1/h1/t0/") {
+		t.Fatalf("owners %q and %q", g1.Owner, g2.Owner)
+	}
+}
