@@ -81,6 +81,10 @@ type Env interface {
 	Sleep(d time.Duration)
 	// Rand is this client's seeded random stream.
 	Rand() *rand.Rand
+	// TTL is the lock's time-to-live as deployed (the post's one minute by
+	// default). Nodes quarantine restarts and checkers bound liveness by it,
+	// so algorithms take it from here rather than hard-coding their own.
+	TTL() time.Duration
 }
 
 // Grant is what an acquire tells its caller.

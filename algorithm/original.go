@@ -26,9 +26,11 @@ const (
 	OriginalMaxDepth = 3           // recursionDepth < 3
 )
 
-func (o Original) ttl() time.Duration {
+// ttl is the deployment's TTL (the post's one minute unless configured),
+// or o.TTL when set.
+func (o Original) ttl(env Env) time.Duration {
 	if o.TTL == 0 {
-		return OriginalTTL
+		return env.TTL()
 	}
 	return o.TTL
 }
@@ -58,11 +60,11 @@ func (o Original) Release(env Env, key string, _ Grant) {
 
 // LockKey transliterates `def LockKey(key, recursionDepth) as bool`.
 func (o Original) LockKey(env Env, key string, recursionDepth int) bool {
-	topology := env.Topology(key)     // topology = dht.GetTopologyFor(key)
-	successfulLocks := 0              // successfulLocks = 0
-	lockExpiry := env.Now() + o.ttl() // lockExpiry = DateTime.Now.AddMinutes(1)  (the writer's local clock, computed once)
-	lockKey := key + "_lock"          // lockKey = key+"_lock"
-	for _, server := range topology { // for server in topology:
+	topology := env.Topology(key)        // topology = dht.GetTopologyFor(key)
+	successfulLocks := 0                 // successfulLocks = 0
+	lockExpiry := env.Now() + o.ttl(env) // lockExpiry = DateTime.Now.AddMinutes(1)  (the writer's local clock, computed once)
+	lockKey := key + "_lock"             // lockKey = key+"_lock"
+	for _, server := range topology {    // for server in topology:
 		err := server.WriteIfDoesNotExistsOrSameServer(lockKey, env.HostName(), lockExpiry) // server.WriteIfDoesNotExistsOrSameServer(lockKey, currentServerName, lockExpiry)
 		switch {
 		case err == nil:

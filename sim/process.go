@@ -251,3 +251,5 @@ func (s *serverStub) Increment(key string) (uint64, error) {
 	r := s.p.rpc(s.node, request{op: opIncrement, key: key})
 	return r.counter, r.err.err()
 }
+
+func (p *process) TTL() time.Duration { p.step(); return p.w.cfg.TTL }

@@ -33,11 +33,18 @@ type fixes struct {
 
 // Timing of the fixes; the drift margin is Redlock's (1% of the TTL + 2 ms).
 const (
-	lockTTL          = algorithm.OriginalTTL // the post's one minute
 	driftMarginFixed = 2 * time.Millisecond
 	retryDelayMin    = 50 * time.Millisecond  // backoff: at least this long...
 	retryDelaySpread = 200 * time.Millisecond // ...plus a uniform random part below this
 )
+
+// deployed takes the deployment's TTL unless one was set explicitly.
+func (l dhtLock) deployed(env algorithm.Env) dhtLock {
+	if l.ttl == 0 {
+		l.ttl = env.TTL()
+	}
+	return l
+}
 
 // driftMargin is how much earlier than its TTL a holder stops using a lock,
 // to absorb clock-rate differences between the holder and the nodes.
@@ -51,13 +58,14 @@ func registerDHT(v algorithm.Variant, fix fixes) {
 		panic(fmt.Sprintf("variants: %s: tryAll needs nodeClock", v.Name))
 	}
 	v.New = func() algorithm.Lock {
-		return dhtLock{fix: fix, ttl: lockTTL, maxDepth: algorithm.OriginalMaxDepth}
+		return dhtLock{fix: fix, maxDepth: algorithm.OriginalMaxDepth}
 	}
 	Register(v)
 }
 
 // Acquire is LockKey(key, 0), plus the validity of the grant when fixed.
 func (l dhtLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	l = l.deployed(env)
 	start := env.Now() // before the first write: validity is measured from here
 	owner := l.owner(env)
 	if !l.lockKey(env, key, owner, 0) {
@@ -78,6 +86,7 @@ func (l dhtLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 
 // Release is ClearLock(key) for the grant's owner.
 func (l dhtLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
+	l = l.deployed(env)
 	l.clearLock(env, key, g.Owner)
 }
 

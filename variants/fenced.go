@@ -30,7 +30,7 @@ func init() {
 		Name:    "fenced",
 		Summary: "corrected + fencing tokens from a majority of per-node counters",
 		New: func() algorithm.Lock {
-			return fencedLock{lock: dhtLock{fix: correctedFixes, ttl: lockTTL, maxDepth: algorithm.OriginalMaxDepth}}
+			return fencedLock{lock: dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth}}
 		},
 		Fenced:      true,
 		Quarantine:  true,

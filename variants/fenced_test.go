@@ -74,7 +74,7 @@ func TestFencedTokensStrictlyIncrease(t *testing.T) {
 					lock.Release(env, "k", g)
 				}
 			}
-			w.Clock += lockTTL + time.Second // whatever is left has expired
+			w.Clock += algorithm.OriginalTTL + time.Second // whatever is left has expired
 		}
 		if grants == 0 {
 			t.Fatalf("seed %d: no grant in 30 tries", seed)

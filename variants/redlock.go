@@ -36,7 +36,7 @@ func init() {
 		Name:    "redlock",
 		Summary: "Redis's Redlock: SET NX PX on N masters, N/2+1 within validity, unlock all on failure",
 		New: func() algorithm.Lock {
-			return redlock{ttl: lockTTL, attempts: 3, retryDelayMax: 200 * time.Millisecond}
+			return redlock{attempts: 3, retryDelayMax: 200 * time.Millisecond}
 		},
 		Quarantine:  true,
 		Assumptions: "bounded clock drift and network delay, no process pause beyond the validity, crashed masters restart after one TTL",
@@ -50,6 +50,9 @@ type redlock struct {
 }
 
 func (r redlock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	if r.ttl == 0 {
+		r.ttl = env.TTL() // the deployment's TTL
+	}
 	resource := key + "_lock"
 	// The spec's random value, unique across clients and requests; kept
 	// across retries, as the reference client does.

@@ -205,6 +205,9 @@ func (e *Env) HostName() string   { return e.Host }
 func (e *Env) ClientName() string { return e.Client }
 func (e *Env) Rand() *rand.Rand   { return e.rng }
 
+// TTL is the post's one minute: the fake world has no other deployment.
+func (e *Env) TTL() time.Duration { return algorithm.OriginalTTL }
+
 // Sleep advances the true clock and records the sleep.
 func (e *Env) Sleep(d time.Duration) {
 	e.Slept = append(e.Slept, d)
