@@ -102,7 +102,7 @@ func noValidity(t *testing.T, v algorithm.Variant) bool {
 	env := w.NewEnv("h1", "h1/t0", 1)
 	start := env.Now()
 	g := v.New().Acquire(env, "k")
-	return g.Granted && (g.ValidUntil == 0 || g.ValidUntil > start+lockTTL)
+	return g.Granted && (g.ValidUntil == 0 || g.ValidUntil > start+algorithm.OriginalTTL)
 }
 
 // skewScavenge: a reader whose clock is two minutes ahead tries one second

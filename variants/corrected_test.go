@@ -1,6 +1,7 @@
 package variants
 
 import (
+	"locksim/algorithm"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestCorrectedValidity(t *testing.T) {
 			env.Offset = -time.Hour // the holder's own clock is what counts
 			start := env.Now()
 			g := mustLookup(t, name).New().Acquire(env, "k")
-			if want := start + lockTTL - driftMargin(lockTTL); !g.Granted || g.ValidUntil != want {
+			if want := start + algorithm.OriginalTTL - driftMargin(algorithm.OriginalTTL); !g.Granted || g.ValidUntil != want {
 				t.Fatalf("grant %+v, want ValidUntil %v", g, want)
 			}
 		})

@@ -15,7 +15,7 @@ import (
 // same order, with the same outcome: so each fix-* variant differs from the
 // original by its one fix only.
 func TestDHTLockWithoutFixesIsTheOriginal(t *testing.T) {
-	bare := dhtLock{ttl: lockTTL, maxDepth: algorithm.OriginalMaxDepth}
+	bare := dhtLock{ttl: algorithm.OriginalTTL, maxDepth: algorithm.OriginalMaxDepth}
 	for seed := range uint64(2000) {
 		orig, origGrants := randomRun(seed, algorithm.Original{})
 		got, gotGrants := randomRun(seed, bare)
