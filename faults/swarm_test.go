@@ -76,7 +76,7 @@ func checkPlan(t fataler, p Plan, class Class, s Shape, what string) {
 
 // TestSwarmRanges pins the documented parameter ranges.
 func TestSwarmRanges(t *testing.T) {
-	var topologies, maxDrift, pausesOverTTL int
+	var topologies, maxDrift, pausesOverTTL, oneWay, forever int
 	for seed := range uint64(swarmSeeds) {
 		p := Swarm(seed, []Class{ClassAll}, defaultShape)
 		n := p.Network
@@ -102,6 +102,12 @@ func TestSwarmRanges(t *testing.T) {
 			if e.Kind == Pause && e.For > defaultTTL {
 				pausesOverTTL++
 			}
+			if e.OneWay {
+				oneWay++
+			}
+			if e.Kind == Crash && e.For == 0 {
+				forever++
+			}
 		}
 		if topologies > 3 {
 			t.Fatalf("seed %d: %d topology events", seed, topologies)
@@ -113,8 +119,9 @@ func TestSwarmRanges(t *testing.T) {
 	if maxDrift < 100_000 {
 		t.Errorf("largest drift %d ppm: large drift is never drawn", maxDrift)
 	}
-	if pausesOverTTL == 0 {
-		t.Error("no pause outlasts the TTL")
+	if pausesOverTTL == 0 || oneWay == 0 || forever == 0 {
+		t.Errorf("pauses over the TTL %d, one-way partitions %d, crashes for good %d: want some of each",
+			pausesOverTTL, oneWay, forever)
 	}
 }
 

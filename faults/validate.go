@@ -23,7 +23,11 @@ const maxDriftPPM = 1_000_000
 // shape s: indexes out of range, probabilities above one, negative or
 // missing durations, unknown names, events out of order. Generated plans
 // always validate; a hand-written one should be validated before a run.
+// An invalid shape is reported first, as a shape error.
 func (p Plan) Validate(s Shape) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
 	if err := p.validateNetwork(); err != nil {
 		return err
 	}
