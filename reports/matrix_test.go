@@ -101,3 +101,30 @@ func TestJSONRoundTrips(t *testing.T) {
 		t.Errorf("JSON lacks a cell without failures")
 	}
 }
+
+func TestHTMLHasMatrixAndCharts(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, sampleMatrix()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<table>", `<td class="cell unsafe"`, `<td class="cell lock"`, `<td class="cell live"`, `<td class="cell safe"`,
+		`<a href="porcupine/original-pause-2.html">✗ 99/200</a>`, "M&#43;U\u00a0@3 size\u00a02",
+		"lease|quorum", "<svg", "Acquire latency (ms)", "locksim replay -variant fenced -class pause -seed 2",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<svg"); n != 5 {
+		t.Errorf("HTML has %d charts, want 5", n)
+	}
+	var again bytes.Buffer
+	if err := HTML(&again, sampleMatrix()); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != page {
+		t.Error("HTML is not deterministic")
+	}
+}
