@@ -93,18 +93,26 @@ func (w *world) send(m message) {
 	net := &w.plan.Network
 	switch {
 	case w.cut(m.from, m.to):
-		w.note("drop %s (partition)", w.describe(&m))
+		if w.tracing {
+			w.note("drop %s (partition)", w.describe(&m))
+		}
 		return
 	case chance(w.netRand, uint32(net.LossPPM)):
-		w.note("drop %s (loss)", w.describe(&m))
+		if w.tracing {
+			w.note("drop %s (loss)", w.describe(&m))
+		}
 		return
 	case m.isReply && chance(w.netRand, uint32(net.ReplyLossPPM)):
-		w.note("drop %s (reply lost after apply)", w.describe(&m))
+		if w.tracing {
+			w.note("drop %s (reply lost after apply)", w.describe(&m))
+		}
 		return
 	}
 	w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
 	if chance(w.netRand, uint32(net.DuplicatePPM)) {
-		w.note("duplicate %s", w.describe(&m))
+		if w.tracing {
+			w.note("duplicate %s", w.describe(&m))
+		}
 		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
 	}
 }
@@ -138,14 +146,20 @@ func (w *world) nodeStep(ni int, m *message) {
 	switch {
 	case !n.up:
 		rep = reply{err: errServerDown} // a crashed node's host refuses at once
-		w.note("%s refuses %s (down)", n.name, w.describe(m))
+		if w.tracing {
+			w.note("%s refuses %s (down)", n.name, w.describe(m))
+		}
 	case w.variant.Quarantine && n.restarted && w.now < n.restartAt+int64(w.cfg.TTL) && m.req.op.isWrite():
 		rep = reply{err: errServerDown}
-		w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
+		if w.tracing {
+			w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
+		}
 	default:
 		rep = n.store.apply(&m.req, n.clock.local(w.now))
 		w.mix(uint64(ni), uint64(m.req.op), uint64(rep.err), rep.item.Version)
-		w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
+		if w.tracing {
+			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
+		}
 	}
 	w.send(message{from: m.to, to: m.from, call: m.call, isReply: true, rep: rep})
 }

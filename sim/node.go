@@ -177,12 +177,12 @@ func (s *store) apply(r *request, now int64) reply {
 
 // node is one DHT node: a store plus its liveness.
 type node struct {
-	name       string
-	store      *store
-	up         bool
-	volatile   bool  // unused by the plan today: a wipe is chosen per crash event
-	clogUntil  int64 // true time; deliveries wait until then
-	restartAt  int64 // true time of the last restart (quarantine)
-	restarted  bool
-	clock      clock
+	name      string
+	store     *store
+	up        bool
+	volatile  bool  // unused by the plan today: a wipe is chosen per crash event
+	clogUntil int64 // true time; deliveries wait until then
+	restartAt int64 // true time of the last restart (quarantine)
+	restarted bool
+	clock     clock
 }

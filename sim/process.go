@@ -173,7 +173,9 @@ func (p *process) timeout(call uint64) {
 		return
 	}
 	p.resolved, p.res = true, reply{err: errServerDown}
-	p.w.note("%s: rpc #%d timed out", p.name, call)
+	if p.w.tracing {
+		p.w.note("%s: rpc #%d timed out", p.name, call)
+	}
 	p.wake()
 }
 

@@ -40,25 +40,27 @@ func (q *queue) len() int { return len(q.items) }
 
 func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 	q.seq++
-	q.items = append(q.items, event{at: at, seq: q.seq, kind: kind, a: a, b: b})
-	// sift up
+	e := event{at: at, seq: q.seq, kind: kind, a: a, b: b}
+	q.items = append(q.items, e)
+	// Sift up, moving parents down into the hole instead of swapping.
 	i := len(q.items) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.items[i].before(&q.items[parent]) {
+		if !e.before(&q.items[parent]) {
 			break
 		}
-		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		q.items[i] = q.items[parent]
 		i = parent
 	}
+	q.items[i] = e
 }
 
 func (q *queue) pop() event {
 	top := q.items[0]
 	last := len(q.items) - 1
-	q.items[0] = q.items[last]
+	e := q.items[last]
 	q.items = q.items[:last]
-	// sift down
+	// Sift the last item down from the root, moving children up into the hole.
 	i, n := 0, last
 	for {
 		l := 2*i + 1
@@ -69,11 +71,14 @@ func (q *queue) pop() event {
 		if r := l + 1; r < n && q.items[r].before(&q.items[l]) {
 			m = r
 		}
-		if !q.items[m].before(&q.items[i]) {
+		if !q.items[m].before(&e) {
 			break
 		}
-		q.items[i], q.items[m] = q.items[m], q.items[i]
+		q.items[i] = q.items[m]
 		i = m
+	}
+	if n > 0 {
+		q.items[i] = e
 	}
 	return top
 }

@@ -25,8 +25,9 @@ func (w *world) mix(a, b, c, d uint64) {
 
 func finalHash(h uint64) uint64 { return splitmix64(h) }
 
-// note appends a human-readable trace line when tracing is on. Arguments are
-// only formatted then, so an untraced run pays nothing for them.
+// note appends a human-readable trace line when tracing is on. Its arguments
+// are evaluated and boxed before it can return, so per-message callers test
+// w.tracing first: an untraced run must not pay for describing messages.
 func (w *world) note(format string, args ...any) {
 	if !w.tracing {
 		return

@@ -101,7 +101,9 @@ func (p *process) release(g algorithm.Grant) {
 func (p *process) faultPoint(point faults.Point) {
 	pts := &p.w.plan.Points
 	if chance(p.w.pointRnd, uint32(pts.PausePPM)) {
-		p.w.note("%s: pause %s at %s", p.name, fmtTime(int64(pts.PauseFor)), point)
+		if p.w.tracing {
+			p.w.note("%s: pause %s at %s", p.name, fmtTime(int64(pts.PauseFor)), point)
+		}
 		p.sleep(int64(pts.PauseFor))
 	}
 }
@@ -152,6 +154,8 @@ func (w *world) resourceAccess(m *message) {
 	}
 	rep.item.Expiry = durationOf(ev.Value) // the value travels back in the reply
 	w.record(p, ev)
-	w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
+	if w.tracing {
+		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
+	}
 	w.send(message{from: resourceEndpoint, to: m.from, call: m.call, isReply: true, rep: rep})
 }
