@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+func porcupinePage(t *testing.T, which string) string {
+	t.Helper()
+	h, plan, _ := pausedHolder()
+	var b bytes.Buffer
+	if err := PorcupineHTML(&b, h, plan, which); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestPorcupineHTMLMutexAnnotatesFaultsAndOverlap(t *testing.T) {
+	page := porcupinePage(t, "mutex")
+	for _, want := range []string{
+		"<html", "crash n1 for 30s (wipe)", "partition {n0,h1} one-way for 20s", "jump h0 +90s",
+		"pause h0/t0 for 70s", "topology → n3,n4,n0", "fault n1", "at 30.000s until 60.000s (true time)",
+		"mutual-exclusion", faultColour, violationColour,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("mutex page lacks %q", want)
+		}
+	}
+}
+
+func TestPorcupineHTMLCounterAnnotatesLostUpdate(t *testing.T) {
+	page := porcupinePage(t, "counter")
+	for _, want := range []string{"crash n1 for 30s (wipe)", "lost-update"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("counter page lacks %q", want)
+		}
+	}
+}
+
+func TestPorcupineHTMLSafeHistoryHasNoViolation(t *testing.T) {
+	h := model.History{
+		Clients: []model.Client{{Name: "h0/t0"}},
+		Events: []model.Event{
+			{Seq: 1, Time: sec(1), Kind: model.AcquireCall},
+			{Seq: 2, Time: sec(2), Kind: model.AcquireReturn, Granted: true},
+			{Seq: 3, Time: sec(3), Kind: model.BeliefEnd, Reason: "release"},
+		},
+		End: sec(4),
+	}
+	var b bytes.Buffer
+	if err := PorcupineHTML(&b, h, faults.Plan{}, "mutex"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), violationColour) {
+		t.Error("a safe history is annotated with a violation")
+	}
+}
+
+func TestPorcupineHTMLRejectsUnknownModel(t *testing.T) {
+	h, plan, _ := pausedHolder()
+	if err := PorcupineHTML(&bytes.Buffer{}, h, plan, "queue"); err == nil {
+		t.Error("no error for an unknown model")
+	}
+}
+
+func TestNearestSeq(t *testing.T) {
+	h := model.History{Events: []model.Event{{Seq: 4, Time: 10}, {Seq: 5, Time: 20}, {Seq: 6, Time: 20}, {Seq: 7, Time: 40}}}
+	for _, tc := range []struct{ t, want int64 }{
+		{5, 3}, {10, 4}, {14, 4}, {15, 5}, {20, 5}, {29, 6}, {31, 7}, {40, 7}, {41, 8},
+	} {
+		if got := nearestSeq(h, tc.t); got != tc.want {
+			t.Errorf("nearestSeq(%d) = %d, want %d", tc.t, got, tc.want)
+		}
+	}
+	if got := nearestSeq(model.History{}, 5); got != 0 {
+		t.Errorf("empty history: %d", got)
+	}
+}
