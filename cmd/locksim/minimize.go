@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"locksim/model"
+	"locksim/sim/explore"
+)
+
+func minimizeCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("minimize", "locksim minimize FILE [-kind KIND] [-max-runs N] [-out DIR]",
+		"Shrinks a repro's fault plan by delta debugging (explore.Minimize) while the same kind of\n"+
+			"violation still occurs: drops timed faults, zeroes steady ones, weakens what is left,\n"+
+			"cuts the run just after the violation and tries fewer clients and nodes. Writes the\n"+
+			"minimal repro as VARIANT-seed-N-min.json next to FILE (or into -out), prints the sizes\n"+
+			"before and after, its timeline and the command that replays it.\n"+
+			"Exit 1: a minimal failing repro was written; 2: bad usage or input.",
+		"locksim minimize repros/original-seed-2.json",
+		"locksim minimize repros/corrected-seed-40.json -kind lost-update -max-runs 500")
+	kind := f.String("kind", "", "violation kind to keep (default: the repro's first violation)")
+	maxRuns := f.Int("max-runs", 2000, "bound on the scenarios tried")
+	out := f.String("out", "", "directory for the minimal repro (default: FILE's directory)")
+	trace := f.Bool("trace", false, "print the minimal run's full timeline")
+	pos, code, done := f.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		return f.fail(stderr, fmt.Errorf("give exactly one repro file to minimise"))
+	}
+	if *maxRuns < 1 {
+		return f.fail(stderr, fmt.Errorf("-max-runs %d must be at least 1", *maxRuns))
+	}
+	r, err := explore.ReadRepro(pos[0])
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	k, err := kindToKeep(r, *kind)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	t := r.Target()
+	fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
+	describeTarget(stdout, t)
+	fmt.Fprintf(stdout, "seed:    %d\nkeeping: %s\n", r.Seed, k)
+
+	res, err := explore.Minimize(t, r.Seed, r.Plan, k, *maxRuns)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	min := explore.NewRepro(res.Target, res.Outcome)
+	min.Minimized = true
+	dir := *out
+	if dir == "" {
+		dir = filepath.Dir(pos[0])
+	}
+	path, err := explore.WriteRepro(dir, min)
+	if err != nil {
+		return f.fail(stderr, fmt.Errorf("cannot write the minimal repro: %v", err))
+	}
+	// Minimize keeps no history; one more run gets it for the timeline.
+	o, err := explore.Replay(min, explore.Options{Check: model.DefaultCheckOptions(), Keep: true})
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	printMinimized(stdout, t, res)
+	printPlan(stdout, o)
+	printVerdict(stdout, o.Verdict)
+	if err := printTimeline(stdout, o, *trace); err != nil {
+		return f.fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "minimal: %s\n", path)
+	fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(path))
+	return exitViolation
+}
+
+// kindToKeep is the violation kind minimisation must preserve.
+func kindToKeep(r explore.Repro, name string) (model.ViolationKind, error) {
+	if name == "" {
+		if r.Verdict.OK() {
+			return "", fmt.Errorf("the repro records no violation to minimise")
+		}
+		return r.Verdict.Violations[0].Kind, nil
+	}
+	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness, model.Panic, model.Livelock}
+	if !contains(known, model.ViolationKind(name)) {
+		return "", fmt.Errorf("unknown violation kind %q (known: %s, %s, %s, %s, %s)", name,
+			known[0], known[1], known[2], known[3], known[4])
+	}
+	return model.ViolationKind(name), nil
+}
+
+// printMinimized says how much smaller the scenario became.
+func printMinimized(w io.Writer, before explore.Target, res explore.MinimizeResult) {
+	fmt.Fprintf(w, "minimised in %d runs: plan size %d → %d", res.Runs, res.SizeBefore, res.SizeAfter)
+	b, a := before.Config, res.Target.Config
+	if a.Duration != b.Duration {
+		fmt.Fprintf(w, ", duration %s → %s", short(b.Duration), short(a.Duration))
+	}
+	if a.Hosts != b.Hosts {
+		fmt.Fprintf(w, ", hosts %d → %d", b.Hosts, a.Hosts)
+	}
+	if a.ThreadsPerHost != b.ThreadsPerHost {
+		fmt.Fprintf(w, ", threads %d → %d", b.ThreadsPerHost, a.ThreadsPerHost)
+	}
+	if a.Nodes != b.Nodes {
+		fmt.Fprintf(w, ", nodes %d → %d", b.Nodes, a.Nodes)
+	}
+	fmt.Fprintln(w)
+}

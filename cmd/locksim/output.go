@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"locksim/model"
+	"locksim/reports"
+	"locksim/sim/explore"
+)
+
+// Around the first violation, timelines show this much true time either
+// side, at most timelineMaxLines lines; -trace shows the whole run.
+const (
+	timelineAround   = int64(2 * time.Second)
+	timelineMaxLines = 50
+)
+
+// printPlan names the faults a run's plan contains.
+func printPlan(w io.Writer, o explore.Outcome) {
+	fs := o.Plan.Faults()
+	if len(fs) == 0 {
+		fmt.Fprintf(w, "plan:    no faults\n")
+		return
+	}
+	fmt.Fprintf(w, "plan:    %s (size %d)\n", strings.Join(fs, ", "), o.Plan.Size())
+}
+
+// printVerdict writes the violations, one line each, and the key metrics.
+func printVerdict(w io.Writer, v model.Verdict) {
+	if v.OK() {
+		fmt.Fprintf(w, "verdict: ok, no violation\n")
+	} else {
+		fmt.Fprintf(w, "verdict: VIOLATION\n")
+		for _, x := range v.Violations {
+			fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
+		}
+	}
+	m := v.Metrics
+	fmt.Fprintf(w, "metrics: %d grants, %d failed attempts, acquire p50 %s p99 %s, availability %.1f%%, %.1f messages/grant, longest without holder %s, lock items left %d\n",
+		m.Grants, m.FailedAttempts, approx(m.AcquireP50), approx(m.AcquireP99),
+		100*m.Availability, m.MessagesPerGrant, approx(m.LongestNoHolderNS), m.Leftovers)
+}
+
+// printTimeline writes the run's timeline: around the first violation, or
+// all of it when full (or when there is no violation to center on).
+func printTimeline(w io.Writer, o explore.Outcome, full bool) error {
+	opt := reports.TimelineOptions{}
+	switch {
+	case full:
+		fmt.Fprintf(w, "\ntimeline:\n")
+	case o.Failed():
+		fmt.Fprintf(w, "\ntimeline around the first violation (-trace shows all of it):\n")
+		opt = reports.TimelineOptions{Around: timelineAround, MaxLines: timelineMaxLines}
+	default:
+		return nil
+	}
+	if err := reports.Timeline(w, o.History, o.Plan, o.Verdict, opt); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// kinds lists the distinct violation kinds of a verdict, in verdict order.
+func kinds(v model.Verdict) []model.ViolationKind {
+	var out []model.ViolationKind
+	for _, x := range v.Violations {
+		if !contains(out, x.Kind) {
+			out = append(out, x.Kind)
+		}
+	}
+	return out
+}
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func kindsText(v model.Verdict) string {
+	ks := kinds(v)
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ",")
+}
+
+// writeJSON writes x as indented JSON and a newline.
+func writeJSON(w io.Writer, x any) error {
+	b, err := json.MarshalIndent(x, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// approx rounds a metric in ns for reading: 0.1 ms below a second, 1 ms above.
+func approx(ns int64) string {
+	d := time.Duration(ns)
+	if d < time.Second {
+		return short(d.Round(100 * time.Microsecond))
+	}
+	return short(d.Round(time.Millisecond))
+}

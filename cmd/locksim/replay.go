@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"locksim/model"
+	"locksim/sim/explore"
+)
+
+func replayCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("replay", "locksim replay FILE [-trace] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [scenario flags] [-trace] [-html OUT.html]",
+		"Re-runs a failure: from a repro file (variant, config, seed, plan and the recorded verdict),\n"+
+			"or from a seed whose plan is redrawn from -faults. With a file it checks that the verdict\n"+
+			"and trace hash equal the recorded ones and says clearly when they do not (and when the\n"+
+			"file came from another locksim version). Prints the timeline around the first violation;\n"+
+			"-html writes porcupine's visualisation with the plan's faults as annotations.\n"+
+			"Exit 0: no violation now; 1: a violation (reproduced or not); 2: bad usage or input.",
+		"locksim replay repros/original-seed-2.json",
+		"locksim replay repros/original-seed-2-min.json -trace -html seed2.html",
+		"locksim replay -variant original -seed 7 -faults threads -duration 3m")
+	var sc scenarioFlags
+	sc.register(f)
+	seed := f.Uint64("seed", 1, "seed to replay when no repro file is given")
+	trace := f.Bool("trace", false, "print the full timeline")
+	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file")
+	htmlModel := f.String("html-model", "", "model for -html: mutex or counter (default: counter for a lost update, else mutex)")
+	pos, code, done := f.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if *htmlModel != "" && *htmlModel != "mutex" && *htmlModel != "counter" {
+		return f.fail(stderr, fmt.Errorf("-html-model %q is not mutex or counter", *htmlModel))
+	}
+	var rp replayed
+	switch {
+	case len(pos) > 1:
+		return f.fail(stderr, fmt.Errorf("give one repro file, not %d", len(pos)))
+	case len(pos) == 1:
+		if flag := firstScenarioFlag(f); flag != "" {
+			return f.fail(stderr, fmt.Errorf("give a repro file or -%s, not both", flag))
+		}
+		r, err := explore.ReadRepro(pos[0])
+		if err != nil {
+			return f.fail(stderr, err)
+		}
+		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed}
+		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
+	default:
+		t, err := sc.target(f)
+		if err != nil {
+			return f.fail(stderr, err)
+		}
+		rp = replayed{target: t, seed: *seed}
+	}
+	describeTarget(stdout, rp.target)
+	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
+
+	o, err := rp.run()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	printPlan(stdout, o)
+	printVerdict(stdout, o.Verdict)
+	if rp.repro != nil {
+		printComparison(stdout, *rp.repro, o)
+	}
+	if err := printTimeline(stdout, o, *trace); err != nil {
+		return f.fail(stderr, err)
+	}
+	if *htmlOut != "" {
+		if err := writeHTML(*htmlOut, o, *htmlModel); err != nil {
+			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
+		}
+		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
+	}
+	if o.Failed() {
+		if rp.repro == nil {
+			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayCommand(rp.target, rp.seed))
+		}
+		return exitViolation
+	}
+	return exitOK
+}
+
+// replayed is what to re-run: a repro file's scenario or a seed's.
+type replayed struct {
+	file   string
+	repro  *explore.Repro // nil when replaying a seed
+	target explore.Target
+	seed   uint64
+}
+
+func (rp replayed) run() (explore.Outcome, error) {
+	opt := explore.Options{Check: model.DefaultCheckOptions(), Keep: true}
+	if rp.repro != nil {
+		return explore.Replay(*rp.repro, opt)
+	}
+	return explore.RunSeed(rp.target, rp.seed, opt)
+}
+
+// printComparison says whether the replay matches the recorded verdict and
+// trace hash, and what may explain a difference.
+func printComparison(w io.Writer, r explore.Repro, o explore.Outcome) {
+	hash := fmt.Sprintf("%016x", o.Hash)
+	sameVerdict := sameJSON(r.Verdict, o.Verdict)
+	switch {
+	case sameVerdict && hash == r.TraceHash:
+		fmt.Fprintf(w, "reproduced: the verdict and the trace hash (%s) equal the recorded ones\n", hash)
+		return
+	case sameVerdict:
+		fmt.Fprintf(w, "reproduced, but the run took another path: trace hash %s, recorded %s\n", hash, r.TraceHash)
+	default:
+		fmt.Fprintf(w, "NOT REPRODUCED: the verdict differs from the recorded one (trace hash %s, recorded %s)\n", hash, r.TraceHash)
+		fmt.Fprintf(w, "recorded verdict:\n")
+		printVerdict(indent{w}, r.Verdict)
+	}
+	if r.Version != explore.Version {
+		fmt.Fprintf(w, "note: the repro was recorded by %s and this is %s; the difference may come from the version change\n",
+			r.Version, explore.Version)
+	}
+}
+
+// sameJSON compares two values as they would be recorded in a repro file,
+// so a verdict read back from JSON equals the one it was written from.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// firstScenarioFlag is the first flag given that chooses a scenario (which
+// a repro file already fixes), or "".
+func firstScenarioFlag(f *cmdFlags) string {
+	name := ""
+	f.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "trace", "html", "html-model":
+		default:
+			if name == "" {
+				name = fl.Name
+			}
+		}
+	})
+	return name
+}
+
+// indent prefixes every write with two spaces (callers write whole lines).
+type indent struct{ w io.Writer }
+
+func (i indent) Write(p []byte) (int, error) {
+	if _, err := i.w.Write(append([]byte("  "), p...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeHTML writes porcupine's visualisation of o with its plan's faults
+// annotated; kind is "mutex" or "counter" ("" picks from the verdict).
+func writeHTML(path string, o explore.Outcome, kind string) error {
+	if kind == "" {
+		kind = "mutex"
+		if len(o.Verdict.Violations) > 0 && o.Verdict.Violations[0].Kind == model.LostUpdate {
+			kind = "counter"
+		}
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := porcupineHTML(file, o, kind); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"locksim/sim/explore"
+)
+
+// saveFailure writes a repro file for a failing outcome into dir (if dir is
+// set) and returns the one command that replays the failure: by seed when
+// the scenario flags rebuild the config, else from the file. A config only a
+// -config file can express always gets a file, in the temp dir if need be.
+func saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path string, err error) {
+	bySeed := expressibleByFlags(t.Config)
+	if dir == "" && !bySeed {
+		dir = filepath.Join(os.TempDir(), "locksim-repros")
+	}
+	if dir != "" {
+		if path, err = explore.WriteRepro(dir, explore.NewRepro(t, o)); err != nil {
+			return "", "", err
+		}
+	}
+	if bySeed {
+		return explore.ReplayCommand(t, o.Seed), path, nil
+	}
+	return explore.ReplayFileCommand(path), path, nil
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+	"locksim/sim/explore"
+)
+
+// runJSON is what run -json prints.
+type runJSON struct {
+	Variant   string         `json:"variant"`
+	Seed      uint64         `json:"seed"`
+	Classes   []faults.Class `json:"classes"`
+	Config    sim.Config     `json:"config"`
+	Plan      faults.Plan    `json:"plan"`
+	TraceHash string         `json:"trace_hash"`
+	Verdict   model.Verdict  `json:"verdict"`
+	Replay    string         `json:"replay,omitempty"`
+	Repro     string         `json:"repro,omitempty"`
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("run", "locksim run [-variant NAME] [-seed N] [-faults CLASS,...] [scenario flags]",
+		"Runs one scenario, a pure function of (variant, config, seed, fault plan): the seed draws\n"+
+			"the plan from the fault classes. Prints the verdict and key metrics and, on a violation,\n"+
+			"the timeline around it and the command that replays it. Exit 0: no violation; 1: a\n"+
+			"violation; 2: bad usage.",
+		"locksim run -variant original -seed 7 -faults threads",
+		"locksim run -variant corrected -seed 3 -faults skew,pause -duration 3m -trace",
+		"locksim run -variant fenced -seed 1 -faults all -json",
+		"locksim run -config world.json -hosts 5   # -hosts overrides the file")
+	var sc scenarioFlags
+	sc.register(f)
+	seed := f.Uint64("seed", 1, "seed: draws the fault plan and every random choice of the run")
+	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
+	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
+	out := f.String("out", "", "write a repro file into this directory on a violation")
+	pos, code, done := f.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	t, err := sc.target(f)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	head := stdout
+	if *asJSON {
+		head = stderr // stdout is for the JSON alone
+	}
+	describeTarget(head, t)
+	fmt.Fprintf(head, "seed:    %d\n", *seed)
+
+	o, err := explore.RunSeed(t, *seed, explore.Options{Check: model.DefaultCheckOptions(), Keep: true})
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	var replay, path string
+	if o.Failed() {
+		if replay, path, err = saveFailure(t, o, *out); err != nil {
+			return f.fail(stderr, fmt.Errorf("cannot write the repro file: %v", err))
+		}
+	}
+	if *asJSON {
+		err = writeJSON(stdout, runJSON{Variant: t.Variant, Seed: o.Seed, Classes: t.Classes, Config: t.Config,
+			Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict, Replay: replay, Repro: path})
+	} else {
+		err = printRun(stdout, o, *trace, replay, path)
+	}
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	if o.Failed() {
+		return exitViolation
+	}
+	return exitOK
+}
+
+// printRun is run's human output after the header.
+func printRun(w io.Writer, o explore.Outcome, full bool, replay, path string) error {
+	printPlan(w, o)
+	printVerdict(w, o.Verdict)
+	if err := printTimeline(w, o, full); err != nil {
+		return err
+	}
+	if path != "" {
+		fmt.Fprintf(w, "repro:   %s\n", path)
+	}
+	if replay != "" {
+		fmt.Fprintf(w, "replay:  %s\n", replay)
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"locksim/variants"
+)
+
+func variantsCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("variants", "locksim variants [-v]",
+		"Lists the registered lock algorithms, one line each on what they change. -v adds the\n"+
+			"assumptions under which each claims to be safe.",
+		"locksim variants",
+		"locksim variants -v")
+	verbose := f.Bool("v", false, "also print each variant's assumptions")
+	pos, code, done := f.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, v := range variants.All() {
+		fmt.Fprintf(tw, "%s\t%s\n", v.Name, v.Summary)
+		if *verbose && v.Assumptions != "" {
+			fmt.Fprintf(tw, "\t  assumes: %s\n", v.Assumptions)
+		}
+	}
+	tw.Flush()
+	return exitOK
+}
