@@ -40,14 +40,16 @@ func (c *clock) local(t int64) int64 {
 
 // trueAt is the earliest true time >= from at which the reading is >= x,
 // or -1 if it never is (a clock jumped backwards forever is impossible: the
-// last segment always grows, so -1 only means "beyond int64").
+// last segment always grows, so -1 only means "beyond 2^61 ns", 73 years).
 func (c *clock) trueAt(x, from int64) int64 {
 	if c.local(from) >= x {
 		return from
 	}
 	segStart := from
 	for i := 0; i <= len(c.jumps); i++ {
-		segEnd := int64(1<<62 - 1)
+		// The last segment ends far past any run (73 years) but low enough that
+		// a clock running at twice true time (drift 1e6 ppm) does not overflow.
+		segEnd := int64(1 << 61)
 		if i < len(c.jumps) {
 			if c.jumps[i].at <= from {
 				continue
