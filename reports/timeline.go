@@ -18,8 +18,9 @@ type TimelineOptions struct {
 	// the first violation, and says how many lines were left out on either
 	// side. 0 shows the whole run; so does a verdict without violations.
 	Around int64
-	// MaxLines, when > 0, caps the number of lines shown (after Around);
-	// a last line says how many more there were.
+	// MaxLines, when > 0, caps the number of lines shown: the first ones,
+	// or with Around those centred on the first violation. Markers say how
+	// many lines were left out.
 	MaxLines int
 }
 
@@ -213,27 +214,34 @@ func runEnd(h model.History) string {
 // timelineWindow applies the options: the lines shown and how many were
 // left out before and after them.
 func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) (shown []timelineLine, before, after int) {
-	shown = lines
+	lo, hi := 0, len(lines)
+	// centre is the line MaxLines keeps in view: the first, or with Around
+	// the first violation's.
+	centre := 0
 	if opt.Around > 0 && len(v.Violations) > 0 {
 		first := v.Violations[0].Time
 		for _, x := range v.Violations[1:] {
 			first = min(first, x.Time)
 		}
-		lo := slices.IndexFunc(lines, func(l timelineLine) bool { return l.time >= first-opt.Around })
-		if lo < 0 {
-			lo = len(lines)
-		}
-		hi := lo
-		for hi < len(lines) && lines[hi].time <= first+opt.Around {
-			hi++
-		}
-		shown, before, after = lines[lo:hi], lo, len(lines)-hi
+		lo = index(lines, func(l timelineLine) bool { return l.time >= first-opt.Around })
+		hi = index(lines, func(l timelineLine) bool { return l.time > first+opt.Around })
+		centre = index(lines, func(l timelineLine) bool { return l.rank == rankViolation && l.time >= first })
 	}
-	if opt.MaxLines > 0 && len(shown) > opt.MaxLines {
-		after += len(shown) - opt.MaxLines
-		shown = shown[:opt.MaxLines]
+	if opt.MaxLines > 0 && hi-lo > opt.MaxLines {
+		if centre > lo {
+			lo = min(max(lo, centre-opt.MaxLines/2), hi-opt.MaxLines)
+		}
+		hi = lo + opt.MaxLines
 	}
-	return shown, before, after
+	return lines[lo:hi], lo, len(lines) - hi
+}
+
+// index is the index of the first line satisfying f, or len(lines).
+func index(lines []timelineLine, f func(timelineLine) bool) int {
+	if i := slices.IndexFunc(lines, f); i >= 0 {
+		return i
+	}
+	return len(lines)
 }
 
 // whoWidth is the width of the widest client name among the lines.

@@ -48,6 +48,17 @@ func TestTimelineMaxLines(t *testing.T) {
 	}
 }
 
+func TestTimelineAroundWithMaxLinesKeepsTheViolation(t *testing.T) {
+	h, plan, v := pausedHolder()
+	got := timeline(t, h, plan, v, TimelineOptions{Around: int64(time.Hour), MaxLines: 3})
+	lines := strings.Split(strings.TrimSpace(got), "\n")
+	// steady faults, elision, 3 lines centred on the violation, elision, the run's end
+	if len(lines) != 7 || !strings.Contains(lines[3], "XX mutual-exclusion") ||
+		!strings.Contains(lines[1], "… 10 lines elided") || !strings.Contains(lines[5], "… 9 lines elided") {
+		t.Errorf("Around 1h, MaxLines 3 gave:\n%s", got)
+	}
+}
+
 func TestTimelineOrdersTies(t *testing.T) {
 	// A fault at the time of an event comes first; a violation at the same
 	// time comes after it.
