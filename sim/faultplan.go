@@ -28,7 +28,14 @@ func (w *world) clockOf(kind faults.ProcessKind, i int) *clock {
 }
 
 // healedAt is when the last timed fault ends: liveness is judged after it.
+// Steady loss, duplication and reply loss leave every attempt a fair chance,
+// so they do not stop the clock; but a network whose round trip can exceed
+// the client's RPC timeout never lets an RPC succeed reliably: it never
+// heals, and no algorithm could be live in it.
 func (w *world) healedAt() int64 {
+	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) {
+		return w.end
+	}
 	var healed int64
 	for _, e := range w.plan.Events {
 		end := int64(e.At)

@@ -1,0 +1,82 @@
+package explore
+
+import (
+	"flag"
+	"strings"
+	"time"
+
+	"locksim/sim"
+)
+
+// CommandPrefix is how every printed command starts: it works from a clone.
+const CommandPrefix = "go run ./cmd/locksim"
+
+// configFlag ties a scenario flag to its config field.
+type configFlag struct {
+	name, usage string
+	dur         func(*sim.Config) *time.Duration
+	num         func(*sim.Config) *int
+}
+
+var configFlags = []configFlag{
+	{name: "nodes", usage: "DHT nodes", num: func(c *sim.Config) *int { return &c.Nodes }},
+	{name: "replication", usage: "nodes holding the key (the post: usually 1 or 3)", num: func(c *sim.Config) *int { return &c.Replication }},
+	{name: "hosts", usage: "client hosts (distinct currentServerName)", num: func(c *sim.Config) *int { return &c.Hosts }},
+	{name: "threads", usage: "client threads per host (they share the host name)", num: func(c *sim.Config) *int { return &c.ThreadsPerHost }},
+	{name: "ttl", usage: "lock time-to-live", dur: func(c *sim.Config) *time.Duration { return &c.TTL }},
+	{name: "duration", usage: "virtual time per run", dur: func(c *sim.Config) *time.Duration { return &c.Duration }},
+	{name: "latency-min", usage: "one-way message latency, minimum", dur: func(c *sim.Config) *time.Duration { return &c.LatencyMin }},
+	{name: "latency-max", usage: "one-way message latency, maximum", dur: func(c *sim.Config) *time.Duration { return &c.LatencyMax }},
+	{name: "latency-tail", usage: "extra latency for the slowest 1% of messages", dur: func(c *sim.Config) *time.Duration { return &c.LatencyTail }},
+	{name: "rpc-timeout", usage: "client RPC timeout (then ServerDown)", dur: func(c *sim.Config) *time.Duration { return &c.RPCTimeout }},
+	{name: "hold-min", usage: "critical section think time, minimum", dur: func(c *sim.Config) *time.Duration { return &c.HoldMin }},
+	{name: "hold-max", usage: "critical section think time, maximum", dur: func(c *sim.Config) *time.Duration { return &c.HoldMax }},
+	{name: "think-min", usage: "time between attempts, minimum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMin }},
+	{name: "think-max", usage: "time between attempts, maximum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMax }},
+}
+
+// RegisterConfigFlags adds the scenario flags to fs, writing into c (whose
+// current values are the defaults shown).
+func RegisterConfigFlags(fs *flag.FlagSet, c *sim.Config) {
+	for _, f := range configFlags {
+		if f.num != nil {
+			fs.IntVar(f.num(c), f.name, *f.num(c), f.usage)
+		} else {
+			fs.DurationVar(f.dur(c), f.name, *f.dur(c), f.usage)
+		}
+	}
+}
+
+// ConfigArgs are the flags that turn the default config into c.
+func ConfigArgs(c sim.Config) []string {
+	d := sim.DefaultConfig()
+	var args []string
+	for _, f := range configFlags {
+		if f.num != nil {
+			if *f.num(&c) != *f.num(&d) {
+				args = append(args, "-"+f.name, itoa(*f.num(&c)))
+			}
+		} else if *f.dur(&c) != *f.dur(&d) {
+			args = append(args, "-"+f.name, f.dur(&c).String())
+		}
+	}
+	return args
+}
+
+// ReplayCommand is the one command that replays seed of target: the plan is
+// redrawn from the seed and classes, so no file is needed.
+func ReplayCommand(t Target, seed uint64) string {
+	args := []string{CommandPrefix, "replay", "-variant", t.Variant, "-seed", utoa(seed)}
+	if len(t.Classes) > 0 {
+		cs := make([]string, len(t.Classes))
+		for i, c := range t.Classes {
+			cs[i] = string(c)
+		}
+		args = append(args, "-faults", strings.Join(cs, ","))
+	}
+	args = append(args, ConfigArgs(t.Config)...)
+	return strings.Join(args, " ")
+}
+
+// ReplayFileCommand replays a repro file (needed once a plan was minimised).
+func ReplayFileCommand(path string) string { return CommandPrefix + " replay " + path }

@@ -1,0 +1,241 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+// MinimizeResult is a smaller failing scenario and how it was reached.
+type MinimizeResult struct {
+	Target      Target
+	Outcome     Outcome // the minimal run (verdict, plan)
+	Runs        int     // scenarios tried
+	SizeBefore  int     // faults.Plan.Size of the original plan
+	SizeAfter   int
+	DurationWas time.Duration
+}
+
+// Minimize shrinks a failing plan by delta debugging while the run still
+// shows a violation of kind: drop timed faults (halves, then one by one),
+// zero steady knobs, remove clock settings and fault points, shorten and
+// weaken what remains, cut the run just after the violation, and try fewer
+// clients and nodes. Every candidate is a full deterministic run; maxRuns
+// bounds the work (0: 2000).
+func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, maxRuns int) (MinimizeResult, error) {
+	if maxRuns == 0 {
+		maxRuns = 2000
+	}
+	m := &minimizer{t: t, seed: seed, kind: kind, maxRuns: maxRuns}
+	first, ok, err := m.try(t, plan)
+	if err != nil {
+		return MinimizeResult{}, err
+	}
+	if !ok {
+		return MinimizeResult{}, fmt.Errorf("minimize: seed %d shows no %s violation to begin with", seed, kind)
+	}
+	m.best, m.bestOut = t, first
+	m.shrink()
+	return MinimizeResult{Target: m.best, Outcome: m.bestOut, Runs: m.runs,
+		SizeBefore: plan.Size(), SizeAfter: m.bestOut.Plan.Size(), DurationWas: t.Config.Duration}, nil
+}
+
+type minimizer struct {
+	t       Target
+	seed    uint64
+	kind    model.ViolationKind
+	maxRuns int
+	runs    int
+	best    Target
+	bestOut Outcome
+}
+
+// try runs a candidate and reports whether it still fails the same way.
+func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
+	m.runs++
+	cfg := t.Config
+	if p.ThreadsPerHost > 0 {
+		cfg.ThreadsPerHost = p.ThreadsPerHost
+	}
+	if cfg.Validate() != nil || p.Validate(Target{Config: cfg}.Shape()) != nil {
+		return Outcome{}, false, nil // not a valid candidate: skip it
+	}
+	o, err := RunPlan(t, m.seed, p, DefaultOptions())
+	if err != nil {
+		return Outcome{}, false, err
+	}
+	_, ok := o.Verdict.First(m.kind)
+	return o, ok, nil
+}
+
+// accept keeps a candidate if it still fails.
+func (m *minimizer) accept(t Target, p faults.Plan) bool {
+	if m.runs >= m.maxRuns {
+		return false
+	}
+	o, ok, err := m.try(t, p)
+	if err != nil || !ok {
+		return false
+	}
+	m.best, m.bestOut = t, o
+	return true
+}
+
+func (m *minimizer) plan() faults.Plan { return clonePlan(m.bestOut.Plan) }
+
+func (m *minimizer) shrink() {
+	for progress := true; progress && m.runs < m.maxRuns; {
+		progress = false
+		progress = m.cutDuration() || progress
+		progress = m.dropEvents() || progress
+		progress = m.dropSteady() || progress
+		progress = m.weakenEvents() || progress
+		progress = m.fewerProcesses() || progress
+	}
+}
+
+// cutDuration ends the run just after the violation (safety kinds only:
+// liveness needs the time after the faults heal).
+func (m *minimizer) cutDuration() bool {
+	v, _ := m.bestOut.Verdict.First(m.kind)
+	if !m.kind.IsSafety() || v.Time <= 0 {
+		return false
+	}
+	end := time.Duration(v.Time) + time.Second
+	if end >= m.best.Config.Duration {
+		return false
+	}
+	t := m.best
+	t.Config.Duration = end
+	p := m.plan()
+	p.Events = slices.DeleteFunc(p.Events, func(e faults.Event) bool { return e.At >= end })
+	return m.accept(t, p)
+}
+
+// dropEvents is ddmin over the timed faults: remove chunks, halving the
+// chunk size down to single events.
+func (m *minimizer) dropEvents() bool {
+	progress := false
+	for chunk := max(1, len(m.bestOut.Plan.Events)/2); chunk >= 1; chunk /= 2 {
+		for start := 0; start < len(m.bestOut.Plan.Events); {
+			p := m.plan()
+			end := min(start+chunk, len(p.Events))
+			p.Events = slices.Delete(p.Events, start, end)
+			if m.accept(m.best, p) {
+				progress = true // same start now names the next chunk
+			} else {
+				start += chunk
+			}
+		}
+	}
+	return progress
+}
+
+// dropSteady zeroes network knobs, clock settings, points, extra threads.
+func (m *minimizer) dropSteady() bool {
+	progress := false
+	edits := []func(*faults.Plan) bool{
+		func(p *faults.Plan) bool { return zero(&p.Network.LossPPM) },
+		func(p *faults.Plan) bool { return zero(&p.Network.DuplicatePPM) },
+		func(p *faults.Plan) bool { return zero(&p.Network.ReplyLossPPM) },
+		func(p *faults.Plan) bool { return zero(&p.Network.ExtraLatencyMax) },
+		func(p *faults.Plan) bool { return zero(&p.Points.PausePPM) },
+		func(p *faults.Plan) bool { return zero(&p.ThreadsPerHost) },
+	}
+	for _, edit := range edits {
+		p := m.plan()
+		if edit(&p) && m.accept(m.best, p) {
+			progress = true
+		}
+	}
+	for i := 0; i < len(m.bestOut.Plan.Clocks); {
+		p := m.plan()
+		p.Clocks = slices.Delete(p.Clocks, i, i+1)
+		if m.accept(m.best, p) {
+			progress = true
+		} else {
+			i++
+		}
+	}
+	return progress
+}
+
+// weakenEvents halves every magnitude that is left while the run still fails.
+func (m *minimizer) weakenEvents() bool {
+	progress := false
+	halve := func(get func(*faults.Plan) *time.Duration) {
+		for {
+			p := m.plan()
+			d := get(&p)
+			if *d == 0 || (*d > -time.Millisecond && *d < time.Millisecond) {
+				return
+			}
+			*d /= 2
+			if !m.accept(m.best, p) {
+				return
+			}
+			progress = true
+		}
+	}
+	for i := range m.bestOut.Plan.Events {
+		halve(func(p *faults.Plan) *time.Duration { return &p.Events[i].For })
+		halve(func(p *faults.Plan) *time.Duration { return &p.Events[i].Delta })
+	}
+	for i := range m.bestOut.Plan.Clocks {
+		halve(func(p *faults.Plan) *time.Duration { return &p.Clocks[i].Offset })
+	}
+	halve(func(p *faults.Plan) *time.Duration { return &p.Points.PauseFor })
+	halve(func(p *faults.Plan) *time.Duration { return &p.Network.ExtraLatencyMax })
+	return progress
+}
+
+// fewerProcesses tries smaller worlds; candidates whose plan no longer fits
+// are skipped by try.
+func (m *minimizer) fewerProcesses() bool {
+	progress := false
+	for _, f := range []func(*Target) bool{
+		func(t *Target) bool { return dec(&t.Config.Hosts) },
+		func(t *Target) bool { return dec(&t.Config.ThreadsPerHost) },
+		func(t *Target) bool { return dec(&t.Config.Nodes) },
+	} {
+		for {
+			t := m.best
+			if !f(&t) || !m.accept(t, m.plan()) {
+				break
+			}
+			progress = true
+		}
+	}
+	return progress
+}
+
+func zero[T comparable](x *T) bool {
+	var z T
+	if *x == z {
+		return false
+	}
+	*x = z
+	return true
+}
+
+func dec(x *int) bool {
+	if *x <= 1 {
+		return false
+	}
+	*x--
+	return true
+}
+
+// clonePlan deep-copies a plan so candidates never share slices.
+func clonePlan(p faults.Plan) faults.Plan {
+	p.Clocks = slices.Clone(p.Clocks)
+	p.Events = slices.Clone(p.Events)
+	for i := range p.Events {
+		p.Events[i].Nodes = slices.Clone(p.Events[i].Nodes)
+		p.Events[i].Hosts = slices.Clone(p.Events[i].Hosts)
+	}
+	return p
+}

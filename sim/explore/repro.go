@@ -1,0 +1,132 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+	"locksim/variants"
+)
+
+// ReproFormat is the repro file format's version; bump it on any change a
+// reader must know about.
+const ReproFormat = 1
+
+// Repro is everything needed to replay a failure: the run is a pure
+// function of (variant, config, seed, plan). The verdict is recorded so a
+// replay can say whether it still holds. Durations are nanoseconds.
+type Repro struct {
+	Format    int            `json:"format"`
+	Version   string         `json:"locksim_version"`
+	Variant   string         `json:"variant"`
+	Classes   []faults.Class `json:"classes,omitempty"`
+	Seed      uint64         `json:"seed"`
+	Config    sim.Config     `json:"config"`
+	Plan      faults.Plan    `json:"plan"`
+	Minimized bool           `json:"minimized,omitempty"`
+	TraceHash string         `json:"trace_hash"`
+	Verdict   model.Verdict  `json:"verdict"`
+}
+
+// NewRepro records an outcome of target.
+func NewRepro(t Target, o Outcome) Repro {
+	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant, Classes: t.Classes,
+		Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict}
+}
+
+// Target is the repro's target.
+func (r Repro) Target() Target {
+	return Target{Variant: r.Variant, Config: r.Config, Classes: r.Classes}
+}
+
+// Encode writes the repro as indented JSON.
+func (r Repro) Encode() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// DecodeRepro reads a repro strictly: unknown fields, trailing data, other
+// formats, unknown variants and invalid configs or plans are errors that say
+// what is wrong.
+func DecodeRepro(data []byte) (Repro, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Repro
+	if err := dec.Decode(&r); err != nil {
+		return Repro{}, fmt.Errorf("repro: not a valid repro file: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Repro{}, errors.New("repro: trailing data after the JSON object")
+	}
+	if r.Format != ReproFormat {
+		return Repro{}, fmt.Errorf("repro: format %d is not supported (this locksim reads format %d)", r.Format, ReproFormat)
+	}
+	if _, err := variants.Lookup(r.Variant); err != nil {
+		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	for _, c := range r.Classes {
+		if _, err := faults.ParseClasses(string(c)); err != nil {
+			return Repro{}, fmt.Errorf("repro: %v", err)
+		}
+	}
+	if err := r.Config.Validate(); err != nil {
+		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	cfg := r.Config
+	if r.Plan.ThreadsPerHost > 0 {
+		cfg.ThreadsPerHost = r.Plan.ThreadsPerHost
+	}
+	if err := r.Plan.Validate(Target{Config: cfg}.Shape()); err != nil {
+		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	return r, nil
+}
+
+// ReadRepro reads and decodes a repro file.
+func ReadRepro(path string) (Repro, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	r, err := DecodeRepro(data)
+	if err != nil {
+		return Repro{}, fmt.Errorf("%s: %v", path, err)
+	}
+	return r, nil
+}
+
+// WriteRepro writes r into dir as VARIANT-seed-N[-min].json and returns the path.
+func WriteRepro(dir string, r Repro) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := r.Variant + "-seed-" + utoa(r.Seed)
+	if r.Minimized {
+		name += "-min"
+	}
+	path := filepath.Join(dir, name+".json")
+	data, err := r.Encode()
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o644)
+}
+
+// Replay re-runs a repro and reports the outcome; the caller compares verdicts.
+func Replay(r Repro, opt Options) (Outcome, error) {
+	return RunPlan(r.Target(), r.Seed, r.Plan, opt)
+}
+
+func utoa(u uint64) string { return strconv.FormatUint(u, 10) }
+func itoa(i int) string    { return strconv.Itoa(i) }

@@ -1,0 +1,105 @@
+// Package explore is what locksim's users drive: it runs a scenario and
+// checks it (Check), hunts across seeds on every core (Sweep), shrinks a
+// failing plan (Minimize), and reads and writes repro files. The CLI and the
+// tests are thin layers over it, so a failure found by either is replayed
+// and minimised the same way.
+//
+// It sits above sim: it imports sim, model, faults and variants.
+package explore
+
+import (
+	"fmt"
+
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+	"locksim/variants"
+)
+
+// Version is written into every repro file.
+const Version = "locksim/0.1"
+
+// Target is what to explore: an algorithm in a world, under fault classes.
+type Target struct {
+	Variant string
+	Config  sim.Config
+	Classes []faults.Class
+}
+
+// Outcome is one checked run.
+type Outcome struct {
+	Seed    uint64
+	Plan    faults.Plan
+	Verdict model.Verdict
+	Hash    uint64
+	Events  int64
+	History model.History      // kept only when asked (timelines, HTML)
+	Trace   []model.TraceEvent // only when traced
+}
+
+// Failed reports whether the run found a violation.
+func (o Outcome) Failed() bool { return !o.Verdict.OK() }
+
+// Shape is the world a plan for this target must fit.
+func (t Target) Shape() faults.Shape {
+	c := t.Config
+	return faults.Shape{Nodes: c.Nodes, Replication: c.Replication, Hosts: c.Hosts,
+		Clients: c.Hosts * c.ThreadsPerHost, Duration: c.Duration}
+}
+
+// Validate checks the target before any run: config, variant, classes.
+func (t Target) Validate() error {
+	if err := t.Config.Validate(); err != nil {
+		return err
+	}
+	if _, err := variants.Lookup(t.Variant); err != nil {
+		return err
+	}
+	if err := t.Shape().Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// PlanFor is the plan a seed draws: swarm-random over the target's classes.
+func (t Target) PlanFor(seed uint64) faults.Plan {
+	return faults.Swarm(seed, t.Classes, t.Shape())
+}
+
+// Options say how much to keep of a run.
+type Options struct {
+	Check model.CheckOptions
+	Keep  bool // keep the History in the Outcome
+	Trace bool // record the text trace (slower)
+}
+
+// DefaultOptions keeps nothing but the verdict.
+func DefaultOptions() Options { return Options{Check: model.DefaultCheckOptions()} }
+
+// RunPlan runs and checks one scenario with an explicit plan.
+func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, error) {
+	v, err := variants.Lookup(t.Variant)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return runVariant(v, t.Config, seed, plan, opt)
+}
+
+// RunSeed runs and checks the seed's own plan.
+func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
+	return RunPlan(t, seed, t.PlanFor(seed), opt)
+}
+
+func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options) (Outcome, error) {
+	res, err := sim.Run(sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
+	}
+	out := Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace}
+	out.Verdict = model.Check(res.History, opt.Check)
+	if opt.Keep {
+		out.History = res.History
+	}
+	return out, nil
+}

@@ -1,0 +1,150 @@
+package explore
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// SweepOptions say which seeds to run and how.
+type SweepOptions struct {
+	From  uint64 // first seed
+	Count int    // number of seeds
+	// Shard K of N (0-based) runs only the seeds whose offset from From is
+	// K modulo N; the zero value (N 0) runs them all.
+	ShardIndex, ShardCount int
+	Parallel               int  // workers; 0 means every core
+	KeepGoing              bool // false: stop at the first failing seed (in seed order)
+	Run                    Options
+	// OnOutcome, if set, sees every outcome in seed order, whatever the
+	// parallelism, on the goroutine that called Sweep.
+	OnOutcome func(Outcome)
+}
+
+// SweepResult is what a sweep found. Only failing outcomes are kept, so a
+// sweep over a million seeds holds little memory.
+type SweepResult struct {
+	Runs     int
+	Events   int64
+	Failures []Outcome // in seed order
+}
+
+// Seeds lists the seeds the options select, in order.
+func (o SweepOptions) Seeds() []uint64 {
+	var out []uint64
+	for i := 0; i < o.Count; i++ {
+		if o.ShardCount > 0 && i%o.ShardCount != o.ShardIndex {
+			continue
+		}
+		out = append(out, o.From+uint64(i))
+	}
+	return out
+}
+
+func (o SweepOptions) validate() error {
+	switch {
+	case o.Count < 0:
+		return fmt.Errorf("sweep: seed count %d is negative", o.Count)
+	case o.Parallel < 0:
+		return fmt.Errorf("sweep: parallel %d is negative", o.Parallel)
+	case o.ShardCount < 0 || (o.ShardCount > 0 && (o.ShardIndex < 0 || o.ShardIndex >= o.ShardCount)):
+		return fmt.Errorf("sweep: shard %d/%d is not K/N with 0 <= K < N", o.ShardIndex, o.ShardCount)
+	}
+	return nil
+}
+
+// Sweep runs many seeds on every core. Each seed is deterministic;
+// parallelism only spreads seeds across workers, and outcomes are delivered
+// and reported in seed order, so the result does not depend on the core count.
+func Sweep(t Target, o SweepOptions) (SweepResult, error) {
+	if err := t.Validate(); err != nil {
+		return SweepResult{}, err
+	}
+	if err := o.validate(); err != nil {
+		return SweepResult{}, err
+	}
+	seeds := o.Seeds()
+	workers := o.Parallel
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(seeds)))
+
+	type result struct {
+		i   int
+		out Outcome
+		err error
+	}
+	jobs := make(chan int)
+	results := make(chan result, workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				out, err := runGuarded(t, seeds[i], o.Run)
+				results <- result{i, out, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := range seeds {
+			select {
+			case jobs <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	// Reorder: deliver outcome i only after 0..i-1.
+	var res SweepResult
+	var firstErr error
+	pending := map[int]result{}
+	next, stopped := 0, false
+	for r := range results {
+		pending[r.i] = r
+		for {
+			p, ok := pending[next]
+			if !ok || stopped {
+				break
+			}
+			delete(pending, next)
+			next++
+			if p.err != nil {
+				firstErr, stopped = p.err, true
+				close(stop)
+				break
+			}
+			res.Runs++
+			res.Events += p.out.Events
+			if o.OnOutcome != nil {
+				o.OnOutcome(p.out)
+			}
+			if p.out.Failed() {
+				res.Failures = append(res.Failures, p.out)
+				if !o.KeepGoing {
+					stopped = true
+					close(stop)
+				}
+			}
+		}
+	}
+	return res, firstErr
+}
+
+// runGuarded turns a crash of locksim itself into an error naming the seed:
+// a buggy algorithm never gets here (the simulator catches it), but a bug in
+// the harness must not take down a long sweep without saying where.
+func runGuarded(t Target, seed uint64, opt Options) (out Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("seed %d: internal error: %v", seed, r)
+		}
+	}()
+	return RunSeed(t, seed, opt)
+}
