@@ -3,13 +3,18 @@ module locksim
 go 1.26.0
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/go-analyze/charts v0.6.4
+	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
+	pgregory.net/rapid v1.3.0
+)
+
+require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-analyze/bulk v0.1.6 // indirect
-	github.com/go-analyze/charts v0.6.4 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4 // indirect
 	golang.org/x/image v0.45.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a // indirect
 )
