@@ -64,7 +64,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if c, ok := lookupCommand(name); ok {
 		return c.run(args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "locksim: unknown subcommand %q (known: %s); see locksim help\n", name, commandNames())
+	fmt.Fprintf(stderr, "locksim: unknown subcommand %q (known: %s); see locksim help.\n", name, commandNames())
 	return exitUsage
 }
 

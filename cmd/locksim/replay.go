@@ -111,7 +111,6 @@ func printComparison(w io.Writer, r explore.Repro, o explore.Outcome) {
 	switch {
 	case sameVerdict && hash == r.TraceHash:
 		fmt.Fprintf(w, "reproduced: the verdict and the trace hash (%s) equal the recorded ones\n", hash)
-		return
 	case sameVerdict:
 		fmt.Fprintf(w, "reproduced, but the run took another path: trace hash %s, recorded %s\n", hash, r.TraceHash)
 	default:
@@ -120,7 +119,7 @@ func printComparison(w io.Writer, r explore.Repro, o explore.Outcome) {
 		printVerdict(indent{w}, r.Verdict)
 	}
 	if r.Version != explore.Version {
-		fmt.Fprintf(w, "note: the repro was recorded by %s and this is %s; the difference may come from the version change\n",
+		fmt.Fprintf(w, "note: the repro was recorded by %s and this is %s; any difference may come from the version change\n",
 			r.Version, explore.Version)
 	}
 }
