@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"locksim/algorithm"
+	"locksim/faults"
+
+	"pgregory.net/rapid"
+)
+
+// storeModel is the node store as the design states it, written plainly:
+// versioned items, a node-side TTL on the node's own clock, versions never
+// reused within a node (or restarting per key when the option says so),
+// crash refuses, a volatile restart forgets, a quarantined node refuses
+// writes for one TTL after a restart.
+type storeModel struct {
+	entries     map[string]modelEntry
+	lastVersion uint64
+	restarting  bool
+	up          bool
+	quarantine  bool
+	restartAt   int64 // true time; -1: never restarted
+	ttl         int64
+}
+
+type modelEntry struct {
+	owner    string
+	expiry   int64
+	version  uint64
+	expireAt int64 // node clock; 0: never
+	counter  uint64
+}
+
+func (m *storeModel) live(key string, nodeNow int64) (modelEntry, bool) {
+	e, ok := m.entries[key]
+	if !ok || (e.expireAt != 0 && nodeNow >= e.expireAt) {
+		return modelEntry{}, false
+	}
+	return e, true
+}
+
+// newVersion is the version a write gets: node-wide and ever increasing, or
+// with restarting versions, 1 for a key created anew and one more than the
+// key's current version for an overwrite.
+func (m *storeModel) newVersion(current modelEntry, live bool) uint64 {
+	if m.restarting {
+		if live {
+			return current.version + 1
+		}
+		return 1
+	}
+	m.lastVersion++
+	return m.lastVersion
+}
+
+func (m *storeModel) item(key string, e modelEntry) algorithm.Item {
+	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version}
+}
+
+// apply is the reply the model expects to r at true time now, node time nodeNow.
+func (m *storeModel) apply(r request, now, nodeNow int64) reply {
+	if !m.up {
+		return reply{err: errServerDown}
+	}
+	if m.quarantine && m.restartAt >= 0 && now < m.restartAt+m.ttl &&
+		(r.op == opWriteIfAbsentOrSame || r.op == opSetIfAbsentTTL || r.op == opIncrement) {
+		return reply{err: errServerDown}
+	}
+	e, ok := m.live(r.key, nodeNow)
+	if !ok {
+		delete(m.entries, r.key)
+	}
+	switch r.op {
+	case opWriteIfAbsentOrSame:
+		if ok && e.owner != r.owner {
+			return reply{err: errKeyAlreadyExists}
+		}
+		n := modelEntry{owner: r.owner, expiry: r.expiry, version: m.newVersion(e, ok)}
+		m.entries[r.key] = n
+		return reply{item: m.item(r.key, n)}
+	case opRead:
+		if !ok {
+			return reply{err: errKeyNotFound}
+		}
+		return reply{item: m.item(r.key, e)}
+	case opRemove:
+		if !ok || e.version != r.version {
+			return reply{err: errKeyVersionChanged}
+		}
+		delete(m.entries, r.key)
+		return reply{}
+	case opSetIfAbsentTTL:
+		if ok {
+			return reply{err: errKeyAlreadyExists, item: m.item(r.key, e)}
+		}
+		n := modelEntry{owner: r.owner, version: m.newVersion(e, false), expireAt: nodeNow + r.ttl}
+		m.entries[r.key] = n
+		return reply{item: m.item(r.key, n)}
+	case opCompareAndDelete:
+		if !ok || e.owner != r.owner {
+			return reply{err: errNotOwner}
+		}
+		delete(m.entries, r.key)
+		return reply{}
+	case opIncrement:
+		if !ok {
+			e = modelEntry{version: m.newVersion(e, false)}
+		}
+		e.counter++
+		m.entries[r.key] = e
+		return reply{counter: e.counter}
+	}
+	panic("unknown op")
+}
+
+// storeWorld is a one-node world whose node is stepped directly, one request
+// at a time, the reply read back from the event queue.
+func storeWorld(t *rapid.T, restarting, quarantine bool, drift int64) *world {
+	c := DefaultConfig()
+	c.Nodes, c.Replication, c.Hosts = 1, 1, 1
+	c.RestartingVersions = restarting
+	c.TTL = 50 * time.Millisecond
+	v := naive
+	v.Quarantine = quarantine
+	plan := faults.Plan{Clocks: []faults.Clock{{Kind: faults.NodeProcess, Index: 0, DriftPPM: drift}}}
+	w, err := newWorld(Scenario{Config: c, Variant: v, Plan: plan, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.q = queue{}
+	return w
+}
+
+func (w *world) stepNode(r request) reply {
+	m := message{from: clientEndpoint(0), to: 0, call: 1, req: r}
+	w.nodeStep(0, &m)
+	if w.q.len() != 1 {
+		panic(fmt.Sprintf("a node step should send exactly one reply, queue has %d events", w.q.len()))
+	}
+	e := w.q.pop()
+	return w.msgs[e.a].rep
+}
+
+// crashNode crashes node 0 through the fault plan's own code path, as plan
+// event 0 would; restart is endFault.
+func (w *world) crashNode(wipe bool) {
+	w.plan.Events = []faults.Event{{Kind: faults.Crash, Node: 0, For: time.Second, Wipe: wipe}}
+	w.startFault(0)
+	w.q = queue{} // drop the scheduled restart: the test restarts by hand
+}
+
+func TestStoreMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		restarting := rapid.Bool().Draw(t, "restartingVersions")
+		quarantine := rapid.Bool().Draw(t, "quarantine")
+		// Zero drift half the time, so that time lands exactly on expiry instants.
+		drift := rapid.OneOf(rapid.Just(int64(0)), rapid.Int64Range(-500_000, 500_000)).Draw(t, "node drift ppm")
+		w := storeWorld(t, restarting, quarantine, drift)
+		m := &storeModel{entries: map[string]modelEntry{}, restarting: restarting, up: true,
+			quarantine: quarantine, restartAt: -1, ttl: int64(w.cfg.TTL)}
+		var versions []uint64 // every version the node handed out, in order
+		key := rapid.SampledFrom([]string{"k", "j"})
+		owner := rapid.SampledFrom([]string{"h0", "h1"})
+		ms := func(t *rapid.T, label string) int64 {
+			return int64(rapid.IntRange(0, 40).Draw(t, label)) * int64(time.Millisecond)
+		}
+		check := func(t *rapid.T, r request) {
+			nodeNow := w.nodes[0].clock.local(w.now)
+			want := m.apply(r, w.now, nodeNow)
+			got := w.stepNode(r)
+			if got != want {
+				t.Fatalf("%s %s at node time %d: got %+v, want %+v", r.op, r.key, nodeNow, got, want)
+			}
+			if got.err == errNone && got.item.Version != 0 && (r.op != opRead) {
+				versions = append(versions, got.item.Version)
+			}
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"write": func(t *rapid.T) {
+				check(t, request{op: opWriteIfAbsentOrSame, key: key.Draw(t, "key"), owner: owner.Draw(t, "owner"), expiry: ms(t, "expiry")})
+			},
+			"read": func(t *rapid.T) {
+				check(t, request{op: opRead, key: key.Draw(t, "key")})
+			},
+			"remove": func(t *rapid.T) {
+				k := key.Draw(t, "key")
+				v := rapid.Uint64Range(0, 6).Draw(t, "version")
+				if e, ok := m.entries[k]; ok && rapid.Bool().Draw(t, "current version") {
+					v = e.version
+				}
+				check(t, request{op: opRemove, key: k, version: v})
+			},
+			"setIfAbsentTTL": func(t *rapid.T) {
+				check(t, request{op: opSetIfAbsentTTL, key: key.Draw(t, "key"), owner: owner.Draw(t, "owner"), ttl: int64(rapid.IntRange(1, 40).Draw(t, "ttl ms")) * int64(time.Millisecond)})
+			},
+			"compareAndDelete": func(t *rapid.T) {
+				check(t, request{op: opCompareAndDelete, key: key.Draw(t, "key"), owner: owner.Draw(t, "owner")})
+			},
+			"increment": func(t *rapid.T) {
+				check(t, request{op: opIncrement, key: key.Draw(t, "key")})
+			},
+			"time passes": func(t *rapid.T) {
+				w.now += ms(t, "advance")
+			},
+			"crash": func(t *rapid.T) {
+				if !m.up {
+					t.Skip("already down")
+				}
+				wipe := rapid.Bool().Draw(t, "volatile")
+				w.crashNode(wipe)
+				m.up = false
+			},
+			"restart": func(t *rapid.T) {
+				if m.up {
+					t.Skip("not down")
+				}
+				if w.plan.Events[0].Wipe {
+					clear(m.entries) // a volatile node forgets; the version counter is a boot epoch and survives
+				}
+				w.endFault(0)
+				m.up, m.restartAt = true, w.now
+			},
+		})
+		if !restarting {
+			for i := 1; i < len(versions); i++ {
+				if versions[i] <= versions[i-1] {
+					t.Fatalf("version %d handed out after %d: versions must never repeat within a node", versions[i], versions[i-1])
+				}
+			}
+		}
+	})
+}
+
+// With restarting versions a key re-created after removal gets version 1
+// again: the ABA the option exists for. Without it, never.
+func TestStoreRestartingVersionsRepeat(t *testing.T) {
+	for _, restarting := range []bool{false, true} {
+		s := newStore(restarting)
+		w := &request{op: opWriteIfAbsentOrSame, key: "k", owner: "a"}
+		first := s.apply(w, 0).item.Version
+		s.apply(&request{op: opRemove, key: "k", version: first}, 0)
+		second := s.apply(w, 0).item.Version
+		s.wipe()
+		third := s.apply(w, 0).item.Version
+		repeated := first == second && second == third
+		if repeated != restarting {
+			t.Errorf("restartingVersions=%v: versions %d, %d, %d after remove and wipe", restarting, first, second, third)
+		}
+	}
+}
+
+// The node-side TTL is measured on the node's clock and ends exactly at
+// set time + ttl: live one nanosecond before, gone at the instant.
+func TestStoreTTLEndsAtDeadlineOnNodeClock(t *testing.T) {
+	s := newStore(false)
+	set := request{op: opSetIfAbsentTTL, key: "k", owner: "a", ttl: int64(time.Second)}
+	if r := s.apply(&set, 1000); r.err != errNone {
+		t.Fatalf("set: %v", r.err.err())
+	}
+	read := request{op: opRead, key: "k"}
+	if r := s.apply(&read, 1000+int64(time.Second)-1); r.err != errNone {
+		t.Fatalf("read 1ns before the deadline: %v, want the item", r.err.err())
+	}
+	if r := s.apply(&read, 1000+int64(time.Second)); r.err != errKeyNotFound {
+		t.Fatalf("read at the deadline: %+v, want KeyNotFound", r)
+	}
+	if r := s.apply(&set, 1000+int64(time.Second)); r.err != errNone {
+		t.Fatalf("set after expiry: %v, want a new item", r.err.err())
+	}
+}
