@@ -1,0 +1,252 @@
+package explore
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+
+	"golang.org/x/exp/stats"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/reports"
+	"locksim/sim"
+	"locksim/variants"
+)
+
+// CompareMinimizeRuns bounds the minimisation of each failing cell's first
+// counterexample: enough to drop most of a swarm plan, small enough that a
+// matrix of a hundred failing cells still finishes in minutes.
+const CompareMinimizeRuns = 300
+
+// CompareOptions say which matrix to fill and how hard to look.
+type CompareOptions struct {
+	Variants []string       // rows, in this order; empty: every registered variant (variants.All order)
+	Classes  []faults.Class // columns, in this order; empty: faults.Classes
+	Seeds    int            // seeds per cell, 1..Seeds; 0 is an error
+	Config   sim.Config     // the world every cell runs in
+	Parallel int            // workers per cell's sweep and for minimising; 0: every core
+	// Minimize shrinks the first counterexample of each failing cell (at
+	// most CompareMinimizeRuns runs) and records its size in the cell.
+	Minimize bool
+	// OnCell, if set, sees every cell once it is complete (minimised too),
+	// in row-major matrix order, on the goroutine that called Compare.
+	OnCell func(CellResult)
+}
+
+// CellResult is one finished cell with what a report needs beyond the
+// matrix: the first failing run, with its History, and its minimisation.
+type CellResult struct {
+	Variant string
+	Target  Target // the cell's target (one class)
+	Cell    reports.Cell
+	First   *Outcome        // the first failing run, History kept; nil when none failed
+	Minimal *MinimizeResult // nil unless Minimize and First != nil
+}
+
+// Compare runs every variant against every fault class, Seeds seeds per cell
+// (the same seeds in every cell), and fills the comparison matrix. Every run
+// is deterministic and sweeps report in seed order, so the same options give
+// the same matrix whatever Parallel is.
+//
+// Each row's metrics pool all of the variant's runs, every class included:
+// grants per minute of simulated time, the median and 99th percentile
+// (golang.org/x/exp/stats.Quantiles) of every granted acquire's latency,
+// the mean availability of the runs, and messages per grant.
+func Compare(opts CompareOptions) (reports.Matrix, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return reports.Matrix{}, err
+	}
+	m := reports.Matrix{Seeds: opts.Seeds, Classes: opts.Classes}
+	for _, name := range opts.Variants {
+		row, err := compareRow(name, opts)
+		if err != nil {
+			return reports.Matrix{}, err
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m, nil
+}
+
+func (o CompareOptions) withDefaults() (CompareOptions, error) {
+	if len(o.Variants) == 0 {
+		o.Variants = variants.Names()
+	}
+	if len(o.Classes) == 0 {
+		o.Classes = slices.Clone(faults.Classes)
+	}
+	switch {
+	case o.Seeds < 1:
+		return o, fmt.Errorf("compare: %d seeds per cell; want at least 1", o.Seeds)
+	case o.Parallel < 0:
+		return o, fmt.Errorf("compare: parallel %d is negative", o.Parallel)
+	}
+	for _, name := range o.Variants {
+		t := Target{Variant: name, Config: o.Config}
+		if err := t.Validate(); err != nil {
+			return o, fmt.Errorf("compare: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// compareRow fills one variant's row: its cells, then its metrics.
+func compareRow(name string, opts CompareOptions) (reports.Row, error) {
+	v, err := variants.Lookup(name)
+	if err != nil {
+		return reports.Row{}, err
+	}
+	row := reports.Row{Variant: v.Name, Summary: v.Summary, Assumptions: v.Assumptions}
+	var pool metricsPool
+	results := make([]CellResult, len(opts.Classes))
+	for i, class := range opts.Classes {
+		if results[i], err = sweepCell(name, class, opts, &pool); err != nil {
+			return reports.Row{}, err
+		}
+	}
+	if opts.Minimize {
+		if err := minimizeCells(results, opts.Parallel); err != nil {
+			return reports.Row{}, err
+		}
+	}
+	for _, r := range results {
+		row.Cells = append(row.Cells, r.Cell)
+		if opts.OnCell != nil {
+			opts.OnCell(r)
+		}
+	}
+	row.Metrics = pool.metrics()
+	return row, nil
+}
+
+// sweepCell runs one cell's seeds, recording each verdict in seed order.
+func sweepCell(name string, class faults.Class, opts CompareOptions, pool *metricsPool) (CellResult, error) {
+	t := Target{Variant: name, Config: opts.Config, Classes: []faults.Class{class}}
+	res := CellResult{Variant: name, Target: t, Cell: reports.NewCell(class)}
+	run := DefaultOptions()
+	run.Keep = true // the metrics pool reads every grant's latency
+	_, err := Sweep(t, SweepOptions{From: 1, Count: opts.Seeds, Parallel: opts.Parallel, KeepGoing: true, Run: run,
+		OnOutcome: func(o Outcome) {
+			pool.add(o)
+			res.Cell.Record(int64(o.Seed), o.Verdict)
+			if o.Failed() && res.First == nil {
+				first := o
+				res.First = &first
+			}
+		}})
+	if err != nil {
+		return CellResult{}, fmt.Errorf("compare %s × %s: %w", name, class, err)
+	}
+	if res.First != nil {
+		res.Cell.Replay = ReplayCommand(t, res.First.Seed)
+	}
+	return res, nil
+}
+
+// minimizeCells shrinks every failing cell's first counterexample, cells in
+// parallel (each minimisation is sequential and deterministic).
+func minimizeCells(results []CellResult, parallel int) error {
+	if parallel == 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, len(results))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range results {
+		if results[i].First == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r := &results[i]
+			min, err := Minimize(r.Target, r.First.Seed, r.First.Plan, minimizeKind(r.First.Verdict), CompareMinimizeRuns)
+			if err != nil {
+				errs[i] = fmt.Errorf("compare %s × %s: %w", r.Variant, r.Cell.Class, err)
+				return
+			}
+			r.Minimal = &min
+			r.Cell.MinimalSize = min.SizeAfter
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// minimizeKind is the violation a minimisation keeps: the first safety
+// violation if there is one (that is the bug worth showing), else the first.
+func minimizeKind(v model.Verdict) model.ViolationKind {
+	for _, x := range v.Violations {
+		if x.Kind.IsSafety() {
+			return x.Kind
+		}
+	}
+	return v.Violations[0].Kind
+}
+
+// metricsPool gathers a variant's runs, in seed and class order, so the
+// float sums it makes are the same on every machine.
+type metricsPool struct {
+	runs         int
+	grants       int
+	messages     int64
+	trueTimeNS   int64
+	availability float64   // sum over runs
+	latenciesNS  []float64 // every granted acquire, call to return
+}
+
+func (p *metricsPool) add(o Outcome) {
+	h := o.History
+	p.runs++
+	p.grants += o.Verdict.Metrics.Grants
+	p.messages += h.Messages
+	p.trueTimeNS += h.End
+	p.availability += o.Verdict.Metrics.Availability
+	for _, a := range model.Attempts(h) {
+		if a.Outcome == model.Granted {
+			p.latenciesNS = append(p.latenciesNS, float64(a.ReturnTime-a.CallTime))
+		}
+	}
+}
+
+func (p *metricsPool) metrics() reports.VariantMetrics {
+	var m reports.VariantMetrics
+	if p.runs == 0 {
+		return m
+	}
+	m.Availability = p.availability / float64(p.runs)
+	if p.trueTimeNS > 0 {
+		m.GrantsPerMinute = float64(p.grants) / (float64(p.trueTimeNS) / 60e9)
+	}
+	if p.grants > 0 {
+		m.MessagesPerGrant = float64(p.messages) / float64(p.grants)
+	}
+	if len(p.latenciesNS) > 0 {
+		q := stats.Quantiles(p.latenciesNS, 0.5, 0.99)
+		m.AcquireP50ms, m.AcquireP99ms = q[0]/1e6, q[1]/1e6
+	}
+	return m
+}
+
+// CompareMarkdown writes the matrix as reports.Markdown does, under a note
+// that names the command that generated it, so a committed matrix says how
+// to regenerate it. command is the whole command line ("go run ./cmd/locksim
+// compare -seeds 30 -md reports/VARIANTS.md"). Nothing in it depends on the
+// wall clock or the machine.
+func CompareMarkdown(w io.Writer, m reports.Matrix, command string) error {
+	if _, err := fmt.Fprintf(w, "<!-- Generated by locksim; do not edit. Regenerate with:\n     %s\n-->\n\n"+
+		"> Generated by `%s`. Every run is deterministic: the same command gives this file byte for byte.\n\n",
+		command, command); err != nil {
+		return err
+	}
+	return reports.Markdown(w, m)
+}
