@@ -1,13 +1,14 @@
 package main
 
 import (
-	"errors"
 	"io"
 
+	"locksim/reports"
 	"locksim/sim/explore"
 )
 
-// porcupineHTML renders o with porcupine's visualisation (reports.PorcupineHTML).
+// porcupineHTML renders o with porcupine's visualisation, the plan's faults
+// as annotations; kind is "mutex" or "counter".
 func porcupineHTML(w io.Writer, o explore.Outcome, kind string) error {
-	return errors.New("the porcupine HTML report is not available yet")
+	return reports.PorcupineHTML(w, o.History, o.Plan, kind)
 }
