@@ -6,13 +6,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
 )
 
-var updateBugs = flag.Bool("update-bugs", false, "re-find, minimise and rewrite reports/bugs/*.json")
+var (
+	updateBugs = flag.Bool("update-bugs", false, "re-find, minimise and rewrite reports/bugs/*.json")
+	onlyBug    = flag.String("bug", "", "with -update-bugs: only this bug (file name without .json)")
+)
 
 // bugsDir holds one minimised repro per bug of reports/BUGS.md.
 const bugsDir = "../../reports/bugs"
@@ -21,6 +25,7 @@ const bugsDir = "../../reports/bugs"
 type bugHunt struct {
 	file   string // reports/bugs/<file>.json
 	class  faults.Class
+	also   faults.Class // a second class, when the bug needs two kinds of fault
 	kind   model.ViolationKind
 	config func(*sim.Config)
 	seeds  int
@@ -33,7 +38,13 @@ var bugHunts = []bugHunt{
 	{file: "no-validity", class: faults.ClassPause, kind: model.MutualExclusion},
 	{file: "quorum-replication-1", class: faults.ClassCrash, kind: model.MutualExclusion,
 		config: func(c *sim.Config) { c.Replication = 1 }},
-	{file: "amnesia", class: faults.ClassAmnesia, kind: model.MutualExclusion, seeds: 3000},
+	// The original gives up at the first KeyAlreadyExists, so a second client
+	// wins only once every node holding the first one's items is wiped or
+	// down: that needs the holder to hold for a while. Critical sections of
+	// 20-50s (still under the TTL) give the crashes time to line up, and a
+	// plain crash keeps the last unwiped item out of reach.
+	{file: "amnesia", class: faults.ClassAmnesia, also: faults.ClassCrash, kind: model.MutualExclusion, seeds: 3000,
+		config: func(c *sim.Config) { c.HoldMin, c.HoldMax = 20*time.Second, 50*time.Second }},
 	{file: "topology", class: faults.ClassTopology, kind: model.MutualExclusion,
 		config: func(c *sim.Config) { c.Nodes = 6 }, seeds: 3000},
 	{file: "partial-locks", class: faults.ClassAmbiguous, kind: model.Liveness},
@@ -47,11 +58,18 @@ func TestRegenerateBugRepros(t *testing.T) {
 		t.Skip("run with -update-bugs to rewrite reports/bugs")
 	}
 	for _, b := range bugHunts {
+		if *onlyBug != "" && b.file != *onlyBug {
+			continue
+		}
 		cfg := sim.DefaultConfig()
 		if b.config != nil {
 			b.config(&cfg)
 		}
-		tg := Target{Variant: "original", Config: cfg, Classes: []faults.Class{b.class}}
+		classes := []faults.Class{b.class}
+		if b.also != "" {
+			classes = append(classes, b.also)
+		}
+		tg := Target{Variant: "original", Config: cfg, Classes: classes}
 		seeds := b.seeds
 		if seeds == 0 {
 			seeds = 500
