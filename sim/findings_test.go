@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/algorithm"
+	"locksim/model"
+)
+
+// misbehaving is a variant whose Acquire does something bad on client bad
+// (by name) and behaves like naiveLock on the others.
+func misbehaving(bad string, do func(env algorithm.Env)) algorithm.Variant {
+	return algorithm.Variant{Name: "misbehaving", New: func() algorithm.Lock { return badLock{bad, do} }}
+}
+
+type badLock struct {
+	bad string
+	do  func(env algorithm.Env)
+}
+
+func (l badLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	if env.ClientName() == l.bad {
+		env.Sleep(10 * time.Second) // misbehave mid-run, with the others busy
+		l.do(env)
+	}
+	return naiveLock{}.Acquire(env, key)
+}
+
+func (l badLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
+	naiveLock{}.Release(env, key, g)
+}
+
+// runFinding runs a misbehaving variant and returns its abort; the run must
+// end normally (no error, no crash of the test binary, no hang).
+func runFinding(t *testing.T, c Config, v algorithm.Variant) (*model.Abort, Result) {
+	t.Helper()
+	res, err := Run(Scenario{Config: c, Variant: v, Seed: 5})
+	if err != nil {
+		t.Fatalf("a misbehaving algorithm is a finding, not an error: %v", err)
+	}
+	if res.History.Abort == nil {
+		t.Fatal("the run should have ended with an abort")
+	}
+	return res.History.Abort, res
+}
+
+// badClient is client 1 ("h1/t0") in smallConfig.
+const badClient = 1
+
+func TestFindingPanicNamesClientAndStack(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		do         func(env algorithm.Env)
+	}{
+		{"panic", "acquire exploded", func(algorithm.Env) { panic("acquire exploded") }},
+		{"runtime error", "index out of range", func(env algorithm.Env) {
+			top := env.Topology(LockKey)
+			_ = top[len(top)+env.Rand().IntN(1)]
+		}},
+	} {
+		a, res := runFinding(t, smallConfig(), misbehaving("h1/t0", tc.do))
+		if a.Kind != model.Panic || a.Client != badClient {
+			t.Fatalf("%s: abort %s by client %d, want panic by client %d", tc.name, a.Kind, a.Client, badClient)
+		}
+		if !strings.Contains(a.Detail, tc.want) || !strings.Contains(a.Detail, "h1/t0") || !strings.Contains(a.Detail, "findings_test.go") {
+			t.Fatalf("%s: detail should name the client, the panic value and the stack:\n%s", tc.name, a.Detail)
+		}
+		if a.Time < int64(10*time.Second) {
+			t.Fatalf("%s: abort at %d, but the client misbehaved only after 10s", tc.name, a.Time)
+		}
+		if res.History.End != a.Time {
+			t.Fatalf("%s: history ends at %d, want the abort time %d", tc.name, res.History.End, a.Time)
+		}
+	}
+}
+
+// A client that loops on calls that never wait would spin forever inside
+// one event; the step limit ends it.
+func TestFindingEndlessLoopWithoutYieldIsLivelock(t *testing.T) {
+	c := smallConfig()
+	c.MaxStepsNoYield = 10_000
+	calls := 0
+	a, _ := runFinding(t, c, misbehaving("h1/t0", func(env algorithm.Env) {
+		for {
+			calls++
+			env.Now()
+		}
+	}))
+	if a.Kind != model.Livelock || a.Client != badClient || !strings.Contains(a.Detail, "h1/t0") {
+		t.Fatalf("abort %+v, want a livelock by client %d naming it", a, badClient)
+	}
+	if calls != 10_001 {
+		t.Fatalf("the loop ran %d calls, want it stopped right past the 10000-step limit", calls)
+	}
+}
+
+// A client that yields but never lets virtual time pass keeps the event
+// loop busy forever; the event cap ends it.
+func TestFindingZeroSleepLoopHitsEventCap(t *testing.T) {
+	c := smallConfig()
+	c.MaxEvents = 50_000
+	a, res := runFinding(t, c, misbehaving("h1/t0", func(env algorithm.Env) {
+		for {
+			env.Sleep(0)
+		}
+	}))
+	if a.Kind != model.Livelock || a.Client != -1 || !strings.Contains(a.Detail, "event cap of 50000") {
+		t.Fatalf("abort %+v, want a livelock at the event cap", a)
+	}
+	if res.Events != c.MaxEvents+1 || a.Time < int64(10*time.Second) {
+		t.Fatalf("stopped after %d events at %d, want the cap+1 (%d), after 10s", res.Events, a.Time, c.MaxEvents+1)
+	}
+}
+
+// Well-behaved runs hit neither limit; the limits are not a hair trigger.
+func TestFindingNoneForAWellBehavedRun(t *testing.T) {
+	res, err := Run(Scenario{Config: smallConfig(), Variant: naive, Seed: 5})
+	if err != nil || res.History.Abort != nil {
+		t.Fatalf("naive lock, no faults: err %v abort %+v", err, res.History.Abort)
+	}
+}
