@@ -81,6 +81,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if o.Failed() {
 		if rp.repro == nil {
 			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayCommand(rp.target, rp.seed))
+		} else {
+			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(rp.file))
 		}
 		return exitViolation
 	}

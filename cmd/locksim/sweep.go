@@ -169,7 +169,10 @@ func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progr
 }
 
 func describeSeeds(o explore.SweepOptions) string {
-	s := fmt.Sprintf("%d..%d (%d)", o.From, o.From+uint64(max(o.Count, 1))-1, o.Count)
+	if o.Count == 0 {
+		return "none"
+	}
+	s := fmt.Sprintf("%d..%d (%d)", o.From, o.From+uint64(o.Count)-1, o.Count)
 	if o.ShardCount > 0 {
 		s += fmt.Sprintf(", shard %d/%d (%d seeds)", o.ShardIndex, o.ShardCount, len(o.Seeds()))
 	}
