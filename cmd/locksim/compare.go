@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/reports"
+	"locksim/sim"
+	"locksim/sim/explore"
+	"locksim/variants"
+)
+
+// The quick comparison a bare `locksim` runs: every cell, few seeds, short
+// runs. About 15 s on two cores.
+const (
+	quickSeeds    = 8
+	quickDuration = 5 * time.Minute
+)
+
+func init() {
+	commands = append(commands, command{"compare", "run every variant under every fault class; print the matrix", compareCmd})
+	noArgs = quickCompare
+}
+
+// quickCompare is `locksim` without arguments: the README's main job.
+func quickCompare(stdout, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "locksim: quick comparison (%d seeds per cell, %s runs); locksim help lists the other commands.\n",
+		quickSeeds, short(quickDuration))
+	return compareCmd([]string{"-seeds", fmt.Sprint(quickSeeds), "-duration", short(quickDuration)}, stdout, stderr)
+}
+
+// compareOutputs are where compare writes its reports.
+type compareOutputs struct {
+	md, html, json string // report files; "" for none
+	cellsDir       string // porcupine HTML of each failing cell; "" for none
+	linkBase       string // the directory links in the reports are relative to
+}
+
+func compareCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("compare", "locksim compare [-seeds N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
+		"Runs every variant against every fault class, the same seeds 1..N in every cell, and prints\n"+
+			"the matrix as Markdown on stdout (progress on stderr). Per cell: seeds with a violation, the\n"+
+			"kinds (M lock level, U resource level, L liveness, A abort), the seed of the first failure,\n"+
+			"the size of its minimised fault plan and the command that replays it. Per variant: grants\n"+
+			"per simulated minute, acquire latency p50/p99, availability, messages per grant, pooled\n"+
+			"over all its runs. The output is deterministic: the same flags give the same bytes, whatever\n"+
+			"-parallel is. -md writes it under a note naming the command that regenerates it.\n"+
+			"-html writes a page with charts, linking each failing cell to porcupine's visualisation of\n"+
+			"its first counterexample (written into -out, or next to the page). Exit 0 once the reports\n"+
+			"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n"+
+			fmt.Sprintf("a quick compare: -seeds %d -duration %s.", quickSeeds, short(quickDuration)),
+		"locksim compare -seeds 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
+		"locksim compare -seeds 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
+		"locksim compare -seeds 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")
+	cfg := sim.DefaultConfig()
+	explore.RegisterConfigFlags(f.FlagSet, &cfg)
+	seeds := f.Int("seeds", 30, "seeds per cell (seeds 1..N)")
+	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
+	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
+	parallel := f.Int("parallel", 0, "workers (0: every core)")
+	minimize := f.Bool("minimize", true, fmt.Sprintf("minimise each failing cell's first counterexample (at most %d runs)", explore.CompareMinimizeRuns))
+	var out compareOutputs
+	f.StringVar(&out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
+	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, porcupine links) to FILE")
+	f.StringVar(&out.json, "json", "", "write the matrix as JSON to FILE")
+	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html")
+	pos, code, done := f.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	opts := explore.CompareOptions{Seeds: *seeds, Config: cfg, Parallel: *parallel, Minimize: *minimize}
+	if *variantList != "" {
+		opts.Variants = splitList(*variantList)
+	}
+	var err error
+	if opts.Classes, err = faults.ParseClasses(*classList); err != nil {
+		return f.fail(stderr, err)
+	}
+	out.resolve(*outDir)
+
+	links := map[string]string{}
+	var cellErr error
+	prog := newCompareProgress(stderr, cellCount(opts))
+	opts.OnCell = func(r explore.CellResult) {
+		prog.cell(r)
+		if out.cellsDir == "" || r.First == nil || cellErr != nil {
+			return
+		}
+		link, err := out.writeCellHTML(r)
+		if err != nil {
+			cellErr = fmt.Errorf("cannot write the porcupine HTML of %s × %s: %v", r.Variant, r.Cell.Class, err)
+			return
+		}
+		links[r.Variant+"\x00"+string(r.Cell.Class)] = link
+	}
+	m, err := explore.Compare(opts)
+	prog.clear()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	if cellErr != nil {
+		return f.fail(stderr, cellErr)
+	}
+	for i := range m.Rows {
+		for j := range m.Rows[i].Cells {
+			m.Rows[i].Cells[j].HTMLLink = links[m.Rows[i].Variant+"\x00"+string(m.Rows[i].Cells[j].Class)]
+		}
+	}
+	if err := out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
+		return f.fail(stderr, err)
+	}
+	if err := reports.Markdown(stdout, m); err != nil {
+		return f.fail(stderr, err)
+	}
+	prog.done()
+	return exitOK
+}
+
+// resolve fills in what -out implies: the reports it names and where the
+// porcupine pages go (next to the HTML report when there is no -out).
+func (o *compareOutputs) resolve(dir string) {
+	if dir != "" {
+		orDefault := func(s *string, name string) {
+			if *s == "" {
+				*s = filepath.Join(dir, name)
+			}
+		}
+		orDefault(&o.md, "matrix.md")
+		orDefault(&o.html, "matrix.html")
+		orDefault(&o.json, "matrix.json")
+		o.cellsDir = filepath.Join(dir, "cells")
+	} else if o.html != "" {
+		o.cellsDir = strings.TrimSuffix(o.html, filepath.Ext(o.html)) + "-cells"
+	}
+	switch {
+	case o.html != "":
+		o.linkBase = filepath.Dir(o.html)
+	case o.json != "":
+		o.linkBase = filepath.Dir(o.json)
+	default:
+		o.linkBase = dir
+	}
+}
+
+// writeCellHTML writes porcupine's visualisation of a failing cell's first
+// counterexample and returns its link, relative to the reports.
+func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
+	if err := os.MkdirAll(o.cellsDir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(o.cellsDir, fmt.Sprintf("%s-%s-seed-%d.html", r.Variant, r.Cell.Class, r.First.Seed))
+	var b bytes.Buffer
+	if err := reports.PorcupineHTML(&b, r.First.History, r.First.Plan, porcupineModel(r.First.Verdict)); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(o.linkBase, path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// porcupineModel shows the lock when beliefs overlapped, the counter when
+// only the resource broke.
+func porcupineModel(v model.Verdict) string {
+	if _, ok := v.First(model.MutualExclusion); !ok {
+		if _, ok := v.First(model.LostUpdate); ok {
+			return "counter"
+		}
+	}
+	return "mutex"
+}
+
+// write writes the reports that were asked for.
+func (o *compareOutputs) write(m reports.Matrix, command string) error {
+	for _, r := range []struct {
+		path   string
+		render func(io.Writer) error
+	}{
+		{o.md, func(w io.Writer) error { return explore.CompareMarkdown(w, m, command) }},
+		{o.html, func(w io.Writer) error { return reports.HTML(w, m) }},
+		{o.json, func(w io.Writer) error { return reports.JSON(w, m) }},
+	} {
+		if r.path == "" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := r.render(&b); err != nil {
+			return err
+		}
+		if dir := filepath.Dir(r.path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(r.path, b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("cannot write %s: %v", r.path, err)
+		}
+	}
+	return nil
+}
+
+func cellCount(o explore.CompareOptions) int {
+	v, c := len(o.Variants), len(o.Classes)
+	if v == 0 {
+		v = len(variants.Names())
+	}
+	if c == 0 {
+		c = len(faults.Classes)
+	}
+	return v * c
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// shellJoin writes args as a shell would need them, quoting only when needed.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
+}
+
+// compareProgress reports cells as they complete on stderr: one redrawn line
+// on a terminal, a line every few seconds otherwise. Wall time is fine here.
+type compareProgress struct {
+	w            io.Writer
+	tty, drawn   bool
+	total, cells int
+	failing      int
+	start, last  time.Time
+}
+
+func newCompareProgress(w io.Writer, total int) *compareProgress {
+	now := time.Now()
+	return &compareProgress{w: w, tty: isTerminal(w), total: total, start: now, last: now}
+}
+
+func (p *compareProgress) cell(r explore.CellResult) {
+	p.cells++
+	if r.Cell.Violations > 0 {
+		p.failing++
+	}
+	now := time.Now()
+	line := fmt.Sprintf("compare: %d/%d cells, %d with violations, %s (%s × %s)",
+		p.cells, p.total, p.failing, now.Sub(p.start).Round(100*time.Millisecond), r.Variant, r.Cell.Class)
+	switch {
+	case p.tty && now.Sub(p.last) >= barInterval:
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.drawn, p.last = true, now
+	case !p.tty && now.Sub(p.last) >= lineInterval:
+		fmt.Fprintln(p.w, line)
+		p.last = now
+	}
+}
+
+func (p *compareProgress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+func (p *compareProgress) done() {
+	fmt.Fprintf(p.w, "compare: %d cells, %d with violations, in %s\n", p.cells, p.failing, time.Since(p.start).Round(100*time.Millisecond))
+}
