@@ -91,12 +91,20 @@ func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
 	return RunPlan(t, seed, t.PlanFor(seed), opt)
 }
 
-func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options) (Outcome, error) {
+func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options) (out Outcome, err error) {
+	// A buggy algorithm never panics out of sim.Run (the simulator turns it
+	// into a finding); a bug in locksim itself must still become an error
+	// naming the seed, not a stack trace in the middle of a sweep or replay.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("seed %d: internal error in locksim: %v", seed, r)
+		}
+	}()
 	res, err := sim.Run(sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	out := Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace}
+	out = Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace}
 	out.Verdict = model.Check(res.History, opt.Check)
 	if opt.Keep {
 		out.History = res.History

@@ -84,7 +84,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out, err := runGuarded(t, seeds[i], o.Run)
+				out, err := RunSeed(t, seeds[i], o.Run)
 				results <- result{i, out, err}
 			}
 		}()
@@ -135,16 +135,4 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 		}
 	}
 	return res, firstErr
-}
-
-// runGuarded turns a crash of locksim itself into an error naming the seed:
-// a buggy algorithm never gets here (the simulator catches it), but a bug in
-// the harness must not take down a long sweep without saying where.
-func runGuarded(t Target, seed uint64, opt Options) (out Outcome, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("seed %d: internal error: %v", seed, r)
-		}
-	}()
-	return RunSeed(t, seed, opt)
 }
