@@ -34,6 +34,12 @@ type process struct {
 	resolved bool
 	res      reply
 	sleepID  uint64
+	// deadline is when the call in flight times out (0: it has no timeout).
+	// A process keeps at most one timeout event queued, at timerAt (0: none),
+	// never later than deadline: one per RPC would fill the queue with
+	// stale timeouts of calls long answered.
+	deadline int64
+	timerAt  int64
 
 	pausedUntil   int64
 	pendingResume bool
@@ -155,7 +161,11 @@ func (p *process) rpc(ni int, r request) reply {
 	p.call++
 	p.resolved = false
 	w.send(message{from: clientEndpoint(p.idx), to: endpoint(ni), call: p.call, req: r})
-	w.q.push(w.now+int64(w.cfg.RPCTimeout), evTimeout, int32(p.idx), p.call)
+	p.deadline = w.now + int64(w.cfg.RPCTimeout)
+	if p.timerAt == 0 {
+		p.timerAt = p.deadline
+		w.q.push(p.deadline, evTimeout, int32(p.idx), 0)
+	}
 	p.block()
 	return p.res
 }
@@ -164,14 +174,26 @@ func (p *process) replyArrived(call uint64, r reply) {
 	if call != p.call || p.resolved {
 		return // a duplicate, or the reply to a call that already timed out
 	}
+	if p.deadline != 0 && p.w.now >= p.deadline {
+		return // too late: the timeout wins a tie; the timer resolves the call
+	}
 	p.resolved, p.res = true, r
 	p.wake()
 }
 
-func (p *process) timeout(call uint64) {
-	if call != p.call || p.resolved {
+// timerFired handles the process's timeout event: it times out the call in
+// flight if its deadline has come, or re-arms for the deadline of a later call.
+func (p *process) timerFired() {
+	p.timerAt = 0
+	if p.resolved || p.deadline == 0 {
 		return
 	}
+	if p.w.now < p.deadline {
+		p.timerAt = p.deadline
+		p.w.q.push(p.deadline, evTimeout, int32(p.idx), 0)
+		return
+	}
+	call := p.call
 	p.resolved, p.res = true, reply{err: errServerDown}
 	if p.w.tracing {
 		p.w.note("%s: rpc #%d timed out", p.name, call)

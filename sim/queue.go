@@ -6,7 +6,7 @@ type evKind uint8
 const (
 	evStart    evKind = iota + 1 // a client process starts running
 	evDeliver                    // message a arrives at its destination
-	evTimeout                    // client a's RPC b timed out
+	evTimeout                    // client a's timeout timer (see process.timerAt)
 	evWake                       // client a's sleep b ended
 	evResume                     // client a's pause ended: resume what it was waiting for
 	evValidity                   // client a's hold b reached its validity deadline

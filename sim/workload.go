@@ -114,7 +114,7 @@ func (p *process) faultPoint(point faults.Point) {
 func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool) {
 	p.step()
 	p.call++
-	p.resolved = false
+	p.resolved, p.deadline = false, 0 // the resource is reliable: no timeout
 	p.w.send(message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
 		req: request{op: o}, resToken: g.Token, resValue: value})
 	p.block()

@@ -146,7 +146,7 @@ func (w *world) step(e event) {
 	case evDeliver:
 		w.deliver(e.a)
 	case evTimeout:
-		w.clients[e.a].timeout(e.b)
+		w.clients[e.a].timerFired()
 	case evWake:
 		w.clients[e.a].wakeFromSleep(e.b)
 	case evResume:
