@@ -200,3 +200,18 @@ func inBubble(b *testing.B, f func(t *testing.T)) {
 		b.Fatal("the synctest ping-pong failed")
 	}
 }
+
+// BenchmarkQueue is the event queue at the ping-pong's steady state: about a
+// hundred pending events (mostly stale RPC timeouts), one pop and one push
+// per event.
+func BenchmarkQueue(b *testing.B) {
+	var q queue
+	r := newStream(1, 1)
+	for range 100 {
+		q.push(between(r, 0, 200), evTimeout, 0, 0)
+	}
+	for b.Loop() {
+		e := q.pop()
+		q.push(e.at+between(r, 1, 200), evTimeout, 0, 0)
+	}
+}

@@ -243,3 +243,34 @@ func TestNetworkClogDelays(t *testing.T) {
 		t.Errorf("read of unclogged n1: %v after %v, want KeyNotFound after %v", r1.err, r1.elapsed, roundTrip)
 	}
 }
+
+// A reply that lands exactly at the RPC deadline is too late: the timeout
+// wins the tie, and a reply one nanosecond earlier is in time. Many calls in
+// a row each keep their own deadline.
+func TestNetworkTimeoutWinsTieWithReply(t *testing.T) {
+	for _, tc := range []struct {
+		oneWay time.Duration
+		want   error
+	}{
+		{100 * time.Millisecond, algorithm.ErrServerDown},
+		{100*time.Millisecond - 1, algorithm.ErrKeyNotFound},
+	} {
+		c := netConfig()
+		c.LatencyMin, c.LatencyMax = tc.oneWay, tc.oneWay
+		c.Duration = time.Minute
+		var got []rpcTimed
+		runScripts(t, c, faults.Plan{}, func(env algorithm.Env) {
+			for range 20 {
+				got = append(got, timed(env, func() error { _, err := env.Topology(LockKey)[0].ReadKey("x"); return err }))
+			}
+		})
+		for i, r := range got {
+			if want := min(2*tc.oneWay, c.RPCTimeout); r.err != tc.want || r.elapsed != want {
+				t.Fatalf("one-way %v, call %d: %v after %v, want %v after %v", tc.oneWay, i, r.err, r.elapsed, tc.want, want)
+			}
+		}
+		if len(got) != 20 {
+			t.Fatalf("%d calls finished, want 20", len(got))
+		}
+	}
+}
