@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,51 @@ func TestFindingNoneForAWellBehavedRun(t *testing.T) {
 	res, err := Run(Scenario{Config: smallConfig(), Variant: naive, Seed: 5})
 	if err != nil || res.History.Abort != nil {
 		t.Fatalf("naive lock, no faults: err %v abort %+v", err, res.History.Abort)
+	}
+}
+
+// The virtual-time cap: a run ends at its duration whatever the clients are
+// doing, and an operation still open then is closed with a ClientStop.
+func TestRunEndsAtItsDuration(t *testing.T) {
+	c := smallConfig()
+	res, err := Run(Scenario{Config: c, Variant: misbehaving("h0/t0", func(env algorithm.Env) {
+		env.Sleep(time.Hour) // still inside Acquire when the run ends
+	}), Seed: 5})
+	if err != nil || res.History.Abort != nil {
+		t.Fatalf("err %v abort %+v", err, res.History.Abort)
+	}
+	if res.History.End != int64(c.Duration) {
+		t.Fatalf("history ends at %d, want the duration %d", res.History.End, int64(c.Duration))
+	}
+	last := res.History.Events[len(res.History.Events)-1]
+	stopped := false
+	for _, e := range res.History.Events {
+		if e.Time > int64(c.Duration) {
+			t.Fatalf("event after the end: %+v", e)
+		}
+		if e.Client == 0 && e.Kind == model.ClientStop && strings.Contains(e.Reason, "acquire") {
+			stopped = true
+		}
+	}
+	if !stopped {
+		t.Fatalf("client 0's open acquire should end with a ClientStop; last event %+v", last)
+	}
+}
+
+// Aborted runs leave no client coroutine behind: every one is stopped.
+func TestAbortedRunsLeaveNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	c := smallConfig()
+	c.MaxStepsNoYield = 1000
+	for range 5 {
+		runFinding(t, c, misbehaving("h1/t0", func(algorithm.Env) { panic("boom") }))
+		runFinding(t, c, misbehaving("h1/t0", func(env algorithm.Env) {
+			for {
+				env.Now()
+			}
+		}))
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines before, %d after ten aborted runs", before, after)
 	}
 }
