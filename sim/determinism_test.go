@@ -20,7 +20,7 @@ import (
 // determinismSeeds is how many swarm seeds the determinism tests run.
 func determinismSeeds() int {
 	if raceEnabled {
-		return 30
+		return 20
 	}
 	return 200
 }
