@@ -168,3 +168,16 @@ func TestAbortedRunsLeaveNoGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines before, %d after ten aborted runs", before, after)
 	}
 }
+
+// A variant whose constructor panics is a finding too, never a crashed harness.
+func TestFindingPanicInVariantConstructor(t *testing.T) {
+	v := algorithm.Variant{Name: "broken-new", New: func() algorithm.Lock { panic("no lock for you") }}
+	res, err := Run(Scenario{Config: smallConfig(), Variant: v, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.History.Abort
+	if a == nil || a.Kind != model.Panic || !strings.Contains(a.Detail, "no lock for you") {
+		t.Fatalf("want a panic finding naming the constructor's panic, got %+v", a)
+	}
+}

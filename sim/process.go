@@ -69,13 +69,25 @@ func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 		algoRand: newStream(seed, streamAlgo+uint64(idx)),
 		topoGen:  -1,
 	}
-	p.lock = w.variant.New()
+	p.lock = p.newLock()
 	p.servers = make([]algorithm.Server, len(w.nodes))
 	for i := range p.servers {
 		p.servers[i] = &serverStub{p: p, node: i}
 	}
 	p.next, p.stop = iter.Pull(p.body)
 	return p
+}
+
+// newLock calls the variant's constructor; one that panics ends the run
+// with a panic finding (the loop never starts), like a panic in Acquire.
+func (p *process) newLock() (l algorithm.Lock) {
+	defer func() {
+		if r := recover(); r != nil && p.w.abort == nil {
+			p.w.abort = &model.Abort{Kind: model.Panic, Client: p.idx, Time: 0,
+				Detail: fmt.Sprintf("%s: variant %q's New panicked: %v\n%s", p.name, p.w.variant.Name, r, debug.Stack())}
+		}
+	}()
+	return p.w.variant.New()
 }
 
 // body is the coroutine. Panics in client code are caught here and turned

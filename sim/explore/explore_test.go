@@ -156,6 +156,11 @@ func TestReproRoundTripAndReplay(t *testing.T) {
 		"other format":    strings.Replace(string(data), `"format": 1`, `"format": 9`, 1),
 		"unknown variant": strings.Replace(string(data), `"variant": "original"`, `"variant": "nope"`, 1),
 		"trailing data":   string(data) + "{}",
+		"plan outside its classes": strings.Replace(string(data), `"classes": [
+    "threads"
+  ]`, `"classes": [
+    "loss"
+  ]`, 1),
 	}
 	for name, in := range bad {
 		if _, err := DecodeRepro([]byte(in)); err == nil || !strings.HasPrefix(err.Error(), "repro: ") {

@@ -90,6 +90,13 @@ func DecodeRepro(data []byte) (Repro, error) {
 	if err := r.Plan.Validate(Target{Config: cfg}.Shape()); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}
+	// A plan its classes could not have drawn was edited by hand: replaying
+	// it by seed would run something else, so say so instead of guessing.
+	if len(r.Classes) > 0 {
+		if err := faults.Allow(r.Classes...).Check(r.Plan); err != nil {
+			return Repro{}, fmt.Errorf("repro: %v", err)
+		}
+	}
 	return r, nil
 }
 
