@@ -71,20 +71,24 @@ func (w *world) latency() int64 {
 	return d
 }
 
-func (w *world) allocMsg(m message) int32 {
+// allocMsg copies m into a free slab slot (the most recently freed first).
+func (w *world) allocMsg(m *message) int32 {
 	if n := len(w.freeMsgs); n > 0 {
 		i := w.freeMsgs[n-1]
 		w.freeMsgs = w.freeMsgs[:n-1]
-		w.msgs[i] = m
+		w.msgs[i] = *m
 		return i
 	}
-	w.msgs = append(w.msgs, m)
+	w.msgs = append(w.msgs, *m)
 	return int32(len(w.msgs) - 1)
 }
 
 // send puts a message on the network: partitions, loss, reply loss and
 // duplication are decided here, at send time, from the network stream.
-func (w *world) send(m message) {
+//
+// m is only read: it is usually a literal on the caller's stack, copied once
+// into the slab.
+func (w *world) send(m *message) {
 	w.hist.Messages++
 	if m.from == resourceEndpoint || m.to == resourceEndpoint {
 		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
@@ -94,36 +98,39 @@ func (w *world) send(m message) {
 	switch {
 	case w.cut(m.from, m.to):
 		if w.tracing {
-			w.note("drop %s (partition)", w.describe(&m))
+			w.note("drop %s (partition)", w.describe(m))
 		}
 		return
 	case chance(w.netRand, uint32(net.LossPPM)):
 		if w.tracing {
-			w.note("drop %s (loss)", w.describe(&m))
+			w.note("drop %s (loss)", w.describe(m))
 		}
 		return
 	case m.isReply && chance(w.netRand, uint32(net.ReplyLossPPM)):
 		if w.tracing {
-			w.note("drop %s (reply lost after apply)", w.describe(&m))
+			w.note("drop %s (reply lost after apply)", w.describe(m))
 		}
 		return
 	}
 	w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
 	if chance(w.netRand, uint32(net.DuplicatePPM)) {
 		if w.tracing {
-			w.note("duplicate %s", w.describe(&m))
+			w.note("duplicate %s", w.describe(m))
 		}
 		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
 	}
 }
 
-// deliver hands message i to its destination.
+// deliver hands message i to its destination. The message is used in place:
+// its slot is freed before the handler runs (so the reply takes the same
+// slot, as the trace hash expects), and every handler reads all it needs
+// from m before it sends anything.
 func (w *world) deliver(i int32) {
-	m := w.msgs[i]
+	m := &w.msgs[i]
 	switch {
 	case m.to == resourceEndpoint:
 		w.freeMsgs = append(w.freeMsgs, i)
-		w.resourceAccess(&m)
+		w.resourceAccess(m)
 	case m.to.isClient():
 		w.freeMsgs = append(w.freeMsgs, i)
 		w.clients[m.to.client()].replyArrived(m.call, m.rep)
@@ -135,7 +142,7 @@ func (w *world) deliver(i int32) {
 			return
 		}
 		w.freeMsgs = append(w.freeMsgs, i)
-		w.nodeStep(int(m.to), &m)
+		w.nodeStep(int(m.to), m)
 	}
 }
 
@@ -161,5 +168,5 @@ func (w *world) nodeStep(ni int, m *message) {
 			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
 		}
 	}
-	w.send(message{from: m.to, to: m.from, call: m.call, isReply: true, rep: rep})
+	w.send(&message{from: m.to, to: m.from, call: m.call, isReply: true, rep: rep})
 }

@@ -172,7 +172,7 @@ func (p *process) rpc(ni int, r request) reply {
 	w := p.w
 	p.call++
 	p.resolved = false
-	w.send(message{from: clientEndpoint(p.idx), to: endpoint(ni), call: p.call, req: r})
+	w.send(&message{from: clientEndpoint(p.idx), to: endpoint(ni), call: p.call, req: r})
 	p.deadline = w.now + int64(w.cfg.RPCTimeout)
 	if p.timerAt == 0 {
 		p.timerAt = p.deadline

@@ -115,7 +115,7 @@ func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool
 	p.step()
 	p.call++
 	p.resolved, p.deadline = false, 0 // the resource is reliable: no timeout
-	p.w.send(message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
+	p.w.send(&message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
 		req: request{op: o}, resToken: g.Token, resValue: value})
 	p.block()
 	return p.res.item.Expiry.Nanoseconds(), p.res.err == errNone
@@ -157,5 +157,5 @@ func (w *world) resourceAccess(m *message) {
 	if w.tracing {
 		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
 	}
-	w.send(message{from: resourceEndpoint, to: m.from, call: m.call, isReply: true, rep: rep})
+	w.send(&message{from: resourceEndpoint, to: m.from, call: m.call, isReply: true, rep: rep})
 }
