@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,11 @@ type seedsJSON struct {
 }
 
 type failureJSON struct {
-	Seed   uint64                `json:"seed"`
-	Kinds  []model.ViolationKind `json:"kinds"`
-	Replay string                `json:"replay"`
-	Repro  string                `json:"repro"`
+	Seed       uint64                `json:"seed"`
+	Kinds      []model.ViolationKind `json:"kinds"`
+	Violations []model.Violation     `json:"violations"` // so locksim merge prints what sweep prints
+	Replay     string                `json:"replay"`
+	Repro      string                `json:"repro"`
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
@@ -48,10 +50,14 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		"Runs many seeds on every core. Each seed is deterministic; parallelism only spreads seeds\n"+
 			"across cores, and results are reported in seed order whatever the core count. Stops at\n"+
 			"the first violation unless -keep-going. Writes a repro file per failure into -out and\n"+
-			"prints the command that replays it. Exit 0: no violation; 1: violations; 2: bad usage.",
+			"prints the command that replays it. Exit 0: no violation; 1: violations; 2: bad usage.\n"+
+			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
+			"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n"+
+			"locksim merge combines the shards' -json outputs into one result; give every shard\n"+
+			"-keep-going, or each stops at its own first violation (see docs/SCALING.md).",
 		"locksim sweep -variant original -faults skew -n 200",
 		"locksim sweep -variant corrected -faults all -seeds 1000..1999 -keep-going -out repros",
-		"locksim sweep -variant fenced -faults crash,pause -n 10000 -shard 0/4   # one machine of four",
+		"locksim sweep -variant fenced -faults crash,pause -n 10000 -keep-going -shard 0/4 -json > shard-0.json   # one machine of four",
 		"locksim sweep -variant original -faults threads -n 50 -json")
 	var sc scenarioFlags
 	sc.register(f)
@@ -60,7 +66,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", "repros", "directory for the repro files of failures")
 	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")
-	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines")
+	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	asJSON := f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
 	pos, code, done := f.parse(args, stdout, stderr)
 	if done {
@@ -118,10 +124,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
 			return
 		}
-		report.Failures = append(report.Failures, failureJSON{o.Seed, kinds(o.Verdict), replay, path})
+		fj := failureJSON{o.Seed, kinds(o.Verdict), o.Verdict.Violations, replay, path}
+		report.Failures = append(report.Failures, fj)
 		if !*asJSON {
 			prog.clear()
-			printFailure(stdout, o, replay, path)
+			printFailure(stdout, fj)
 		}
 	}
 	res, err := explore.Sweep(t, opts)
@@ -146,16 +153,17 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printFailure is one failing seed: its violations, repro file and replay command.
-func printFailure(w io.Writer, o explore.Outcome, replay, path string) {
-	fmt.Fprintf(w, "FAIL seed %d:\n", o.Seed)
-	for _, x := range o.Verdict.Violations {
+// printFailure is one failing seed: its violations, repro file and replay
+// command. locksim merge prints the failures it reads the same way.
+func printFailure(w io.Writer, f failureJSON) {
+	fmt.Fprintf(w, "FAIL seed %d:\n", f.Seed)
+	for _, x := range f.Violations {
 		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
 	}
-	if path != "" {
-		fmt.Fprintf(w, "  repro:  %s\n", path)
+	if f.Repro != "" {
+		fmt.Fprintf(w, "  repro:  %s\n", f.Repro)
 	}
-	fmt.Fprintf(w, "  replay: %s\n", replay)
+	fmt.Fprintf(w, "  replay: %s\n", f.Replay)
 }
 
 func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress) {
@@ -200,13 +208,28 @@ func parseSeedRange(s string) (from uint64, count int, err error) {
 	return from, int(to-from) + 1, nil
 }
 
-// parseShard reads K/N with 0 <= K < N.
+// completionIndexVar is the environment variable a Kubernetes Indexed Job
+// sets to each pod's index, 0..completions-1: -shard env/N reads K from it.
+const completionIndexVar = "JOB_COMPLETION_INDEX"
+
+// parseShard reads K/N with 0 <= K < N, or env/N with K in
+// $JOB_COMPLETION_INDEX.
 func parseShard(s string) (k, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
+	from := "" // where K came from, when not from s
+	if ok && a == "env" {
+		from = "$" + completionIndexVar
+		if a, ok = os.LookupEnv(completionIndexVar); !ok {
+			return 0, 0, fmt.Errorf("bad -shard %q: %s is not set (a Kubernetes Indexed Job sets it in each pod; elsewhere give -shard K/N)", s, from)
+		}
+	}
 	k, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n {
-		return 0, 0, fmt.Errorf("bad -shard %q: want K/N with 0 <= K < N, e.g. 0/4", s)
+	switch {
+	case ok && err2 == nil && n >= 1 && from != "" && (err1 != nil || k < 0 || k >= n):
+		return 0, 0, fmt.Errorf("bad -shard %q: %s is %q, want a shard index 0..%d", s, from, a, n-1)
+	case !ok || err1 != nil || err2 != nil || n < 1 || k < 0 || k >= n:
+		return 0, 0, fmt.Errorf("bad -shard %q: want K/N with 0 <= K < N, e.g. 0/4, or env/N", s)
 	}
 	return k, n, nil
 }
