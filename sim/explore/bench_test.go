@@ -1,0 +1,310 @@
+//go:build unix
+
+// CPU time comes from getrusage, so these benchmarks (and the memory test
+// beside them) build on unix only; the rest of the package's tests do not
+// need them.
+
+package explore
+
+import (
+	"flag"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+	"locksim/variants"
+)
+
+// The figures of docs/PERFORMANCE.md. Run them all once with
+//
+//	go test ./sim/explore -run XXX -bench . -benchtime 1x
+//
+// Rates are given per wall second (x/s) and per second of CPU the whole
+// process used (x/cpu-s): on a shared machine only the second is stable.
+
+var sweepMemorySeeds = flag.Int("sweep-memory-seeds", 20_000,
+	"seeds BenchmarkSweepMemory sweeps (a million: go test ./sim/explore -run XXX -bench SweepMemory -sweep-memory-seeds 1000000)")
+
+// defaultScenario is the default scenario: the post's world with
+// several clients on two hosts (2 hosts × 3 threads), 3 replicas, ten
+// simulated minutes, the original, under the given fault classes.
+func defaultScenario(classes ...faults.Class) Target {
+	c := sim.DefaultConfig()
+	c.Hosts, c.ThreadsPerHost = 2, 3
+	return Target{Variant: "original", Config: c, Classes: classes}
+}
+
+// BenchmarkDefaultScenario runs the next seed of the default scenario under
+// every fault class per iteration. checked is what a sweep pays per seed
+// (run and check); sim-only leaves the checkers out.
+func BenchmarkDefaultScenario(b *testing.B) {
+	tg := defaultScenario(faults.ClassAll)
+	b.Run("checked", func(b *testing.B) {
+		benchSeeds(b, func(seed uint64) int64 {
+			out, err := RunSeed(tg, seed, DefaultOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return out.Events
+		})
+	})
+	b.Run("sim-only", func(b *testing.B) {
+		v, err := variants.Lookup(tg.Variant)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSeeds(b, func(seed uint64) int64 {
+			res, err := sim.Run(sim.Scenario{Config: tg.Config, Variant: v, Seed: seed, Plan: tg.PlanFor(seed)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return res.Events
+		})
+	})
+}
+
+// benchSeeds runs seeds 1, 2, ... one per iteration and reports seeds and
+// events per wall and CPU second, and allocations per seed.
+func benchSeeds(b *testing.B, run func(seed uint64) (events int64)) {
+	b.ReportAllocs()
+	var events int64
+	var seeds uint64
+	mallocs := mallocCount()
+	cpu := startCPU()
+	for b.Loop() {
+		seeds++
+		events += run(seeds)
+	}
+	cpuSeconds := cpu.seconds()
+	reportRate(b, cpuSeconds, "seeds", float64(seeds))
+	reportRate(b, cpuSeconds, "events", float64(events))
+	b.ReportMetric(float64(events)/float64(seeds), "events/seed")
+	b.ReportMetric(float64(mallocCount()-mallocs)/float64(seeds), "allocs/seed")
+}
+
+// BenchmarkTimeToFirstCounterexample measures, for every bug of
+// reports/BUGS.md, how long a default sweep (all cores, stop at the first
+// failing seed) takes to show that bug, with each bug's classes and config
+// from bugHunts. A sweep that stops at a violation of another kind is
+// resumed at the next seed, as a user would. Each iteration runs
+// ttfcSweeps independent sweeps; sweep k starts at seed 1 + 10000k.
+// The target is a median under one second of wall time for every safety bug.
+func BenchmarkTimeToFirstCounterexample(b *testing.B) {
+	for _, h := range bugHunts {
+		b.Run(h.file, func(b *testing.B) {
+			tg := Target{Variant: "original", Config: sim.DefaultConfig(), Classes: []faults.Class{h.class}}
+			if h.also != "" {
+				tg.Classes = append(tg.Classes, h.also)
+			}
+			if h.config != nil {
+				h.config(&tg.Config)
+			}
+			var walls []time.Duration
+			var seeds []float64
+			missed, k := 0, 0
+			for b.Loop() {
+				for range ttfcSweeps {
+					wall, n, found := timeToFirst(b, tg, h.kind, 1+ttfcStride*uint64(k))
+					k++
+					walls, seeds = append(walls, wall), append(seeds, float64(n))
+					if !found {
+						missed++
+					}
+				}
+			}
+			ms := make([]float64, len(walls))
+			for i, w := range walls {
+				ms[i] = float64(w) / float64(time.Millisecond)
+			}
+			b.ReportMetric(median(ms), "median-ms")
+			b.ReportMetric(slices.Max(ms), "max-ms")
+			b.ReportMetric(median(seeds), "median-seeds")
+			b.ReportMetric(float64(missed), "missed")
+			if h.kind == model.Liveness {
+				b.Logf("%s is a liveness bug: not part of the safety target", h.file)
+			}
+		})
+	}
+}
+
+const (
+	ttfcSweeps = 9      // independent sweeps per iteration
+	ttfcStride = 10_000 // seeds between the starts of two sweeps, and the most one sweep runs
+)
+
+// timeToFirst sweeps from seed from until the first violation of kind,
+// restarting after a failing seed of another kind; found is false when
+// ttfcStride seeds show none.
+func timeToFirst(b *testing.B, tg Target, kind model.ViolationKind, from uint64) (wall time.Duration, seeds uint64, found bool) {
+	start := time.Now()
+	next, end := from, from+ttfcStride
+	for next < end {
+		res, err := Sweep(tg, SweepOptions{From: next, Count: int(end - next)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Failures) == 0 {
+			break
+		}
+		f := res.Failures[0]
+		if _, ok := f.Verdict.First(kind); ok {
+			return time.Since(start), f.Seed - from + 1, true
+		}
+		next = f.Seed + 1
+	}
+	return time.Since(start), end - from, false
+}
+
+// BenchmarkSweepScaling sweeps the same seeds with one worker and with two
+// in every iteration, so both see the same machine load; efficiency is the
+// speed-up over the ideal (1 is perfect scaling on two cores). On a shared
+// machine the wall rates depend on the cores the process gets: cores-p1 and
+// cores-p2 are the CPU seconds it used per wall second, and the per-CPU
+// rates show what a second worker costs in work per seed.
+func BenchmarkSweepScaling(b *testing.B) {
+	tg := defaultScenario(faults.ClassAll)
+	tg.Config.Duration = 2 * time.Minute
+	const seeds = 200
+	var wall, cpu [2]float64
+	for b.Loop() {
+		var events [2]int64
+		for i, workers := range []int{1, 2} {
+			start, c := time.Now(), startCPU()
+			res, err := Sweep(tg, SweepOptions{From: 1, Count: seeds, Parallel: workers, KeepGoing: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			wall[i] += time.Since(start).Seconds()
+			cpu[i] += c.seconds()
+			events[i] = res.Events
+		}
+		if events[0] != events[1] {
+			b.Fatalf("the sweeps differ: %d events with one worker, %d with two", events[0], events[1])
+		}
+	}
+	n := float64(b.N * seeds)
+	b.ReportMetric(n/wall[0], "seeds/s-p1")
+	b.ReportMetric(n/wall[1], "seeds/s-p2")
+	b.ReportMetric(wall[0]/wall[1]/2, "efficiency")
+	b.ReportMetric(n/cpu[0], "seeds/cpu-s-p1")
+	b.ReportMetric(n/cpu[1], "seeds/cpu-s-p2")
+	b.ReportMetric(cpu[0]/wall[0], "cores-p1")
+	b.ReportMetric(cpu[1]/wall[1], "cores-p2")
+}
+
+// BenchmarkSweepMemory sweeps -sweep-memory-seeds seeds of a small scenario
+// (the default scenario for one simulated minute, every fault class) with
+// -keep-going and reports the live heap after a GC at 10% and at 100% of
+// the seeds. A sweep keeps every failing outcome (SweepResult.Failures), so
+// the original, which fails most seeds, grows by KB/kept-failure per
+// failure; corrected fails few, and shows the sweep's own footprint.
+func BenchmarkSweepMemory(b *testing.B) {
+	for _, variant := range []string{"original", "corrected"} {
+		b.Run(variant, func(b *testing.B) {
+			for b.Loop() {
+				m := sweepMemory(b, variant, *sweepMemorySeeds)
+				b.ReportMetric(m.at10/1e6, "heap-MB-at-10%")
+				b.ReportMetric(m.at100/1e6, "heap-MB-at-100%")
+				b.ReportMetric(m.at100/m.at10, "growth")
+				b.ReportMetric(float64(m.failures100), "failing-seeds")
+				if kept := m.failures100 - m.failures10; kept > 0 {
+					b.ReportMetric((m.at100-m.at10)/float64(kept)/1e3, "KB/kept-failure")
+				}
+			}
+		})
+	}
+}
+
+// TestSweepMemoryIsFlat is BenchmarkSweepMemory's assertion over 50k seeds
+// (a few minutes): the heap may at most double, plus 16MB of slack. It
+// sweeps corrected, which fails few seeds: what it guards is the sweep's
+// own memory, not the failures a sweep keeps by design.
+func TestSweepMemoryIsFlat(t *testing.T) {
+	if !*long {
+		t.Skip("run with -long: sweeps 50k seeds")
+	}
+	m := sweepMemory(t, "corrected", 50_000)
+	t.Logf("heap %.1f MB at 10%%, %.1f MB at 100%% (%d failing seeds kept)", m.at10/1e6, m.at100/1e6, m.failures100)
+	if limit := 2*m.at10 + 16e6; m.at100 > limit {
+		t.Errorf("heap grew from %.1f MB to %.1f MB over the sweep (limit %.1f MB)", m.at10/1e6, m.at100/1e6, limit/1e6)
+	}
+}
+
+type heapSamples struct {
+	at10, at100             float64 // HeapInuse after a GC, bytes
+	failures10, failures100 int     // failing seeds seen by then
+}
+
+func sweepMemory(tb testing.TB, variant string, seeds int) heapSamples {
+	tg := defaultScenario(faults.ClassAll)
+	tg.Variant = variant
+	tg.Config.Duration = time.Minute
+	var m heapSamples
+	runs, failures := 0, 0
+	_, err := Sweep(tg, SweepOptions{From: 1, Count: seeds, KeepGoing: true, OnOutcome: func(o Outcome) {
+		runs++
+		if o.Failed() {
+			failures++
+		}
+		switch runs {
+		case max(1, seeds/10):
+			m.at10, m.failures10 = heapInuse(), failures
+		case seeds:
+			m.at100, m.failures100 = heapInuse(), failures
+		}
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+func heapInuse() float64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapInuse)
+}
+
+func mallocCount() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// reportRate adds n per wall second and per CPU second as metrics.
+func reportRate(b *testing.B, cpuSeconds float64, what string, n float64) {
+	b.ReportMetric(n/b.Elapsed().Seconds(), what+"/s")
+	b.ReportMetric(n/cpuSeconds, what+"/cpu-s")
+}
+
+// cpuClock measures the CPU time this process uses (all threads, user and
+// system), as sim's benchmarks do (sim/cputime_unix_test.go; test helpers
+// are not shared across packages).
+type cpuClock struct{ start int64 }
+
+func startCPU() cpuClock { return cpuClock{processCPU()} }
+
+func (c cpuClock) seconds() float64 { return float64(processCPU()-c.start) / 1e9 }
+
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
