@@ -57,8 +57,14 @@ func (w *world) startFault(i int) {
 	w.mix(uint64(i), uint64(len(e.Kind)), uint64(e.Node), uint64(e.For))
 	switch e.Kind {
 	case faults.Crash:
+		// Crash windows on one node may overlap: the node is down while any
+		// is open, and a wiping crash loses the data when it happens.
 		n := &w.nodes[e.Node]
 		n.up = false
+		n.crashes++
+		if e.Wipe {
+			n.store.wipe()
+		}
 		w.note("!! crash %s (wipe=%v) for %s", n.name, e.Wipe, fmtTime(int64(e.For)))
 		if e.For > 0 {
 			w.q.push(w.now+int64(e.For), evFaultEnd, int32(i), 0)
@@ -98,12 +104,14 @@ func (w *world) endFault(i int) {
 	switch e.Kind {
 	case faults.Crash:
 		n := &w.nodes[e.Node]
+		n.crashes--
+		if n.crashes > 0 {
+			w.note("!! crash of %s from event %d ends; still down (another crash is open)", n.name, i)
+			return
+		}
 		n.up = true
 		n.restarted, n.restartAt = true, w.now
-		if e.Wipe {
-			n.store.wipe()
-		}
-		w.note("!! restart %s (wiped=%v)", n.name, e.Wipe)
+		w.note("!! restart %s", n.name)
 	case faults.Partition:
 		for j := range w.parts {
 			if w.parts[j].id == i {

@@ -100,7 +100,7 @@ func TestEachFaultKindChangesTheRun(t *testing.T) {
 				t.Error("a crashed node should refuse while down and apply again after its restart")
 			}
 		}},
-		{"crash-wipe", faults.Event{At: at, Kind: faults.Crash, Node: 0, For: span, Wipe: true}, "!! restart n0 (wiped=true)", nil},
+		{"crash-wipe", faults.Event{At: at, Kind: faults.Crash, Node: 0, For: span, Wipe: true}, "!! crash n0 (wipe=true)", nil},
 		{"partition", faults.Event{At: at, Kind: faults.Partition, Nodes: []int{0}, For: span}, "!! partition", func(t *testing.T, r Result) {
 			if l := linesIn(r, "n0 applies", quiet, at+span); len(l) > 0 {
 				t.Errorf("a partitioned node applied requests: %v", l)
@@ -250,5 +250,24 @@ func TestClockJumps(t *testing.T) {
 		if err != tc.wantErr {
 			t.Errorf("node jump %v, read at %v of a 10s TTL item: %v, want %v", tc.delta, tc.readAt, err, tc.wantErr)
 		}
+	}
+}
+
+// Crash windows on one node may overlap: the node stays down until the last
+// one ends, not the first (a restart does not end another crash).
+func TestOverlappingCrashesKeepTheNodeDown(t *testing.T) {
+	plan := faults.Plan{Events: []faults.Event{
+		{At: 10 * time.Second, Kind: faults.Crash, Node: 0, For: 10 * time.Second},
+		{At: 15 * time.Second, Kind: faults.Crash, Node: 0, For: 20 * time.Second, Wipe: true},
+	}}
+	r := faultRun(t, plan)
+	if l := linesIn(r, "n0 applies", 10*time.Second, 35*time.Second); len(l) > 0 {
+		t.Fatalf("n0 applied requests while a crash window was still open: %v", l[0])
+	}
+	if len(linesIn(r, "n0 refuses", 20*time.Second, 35*time.Second)) == 0 {
+		t.Fatal("n0 should refuse between the first crash's end and the second's")
+	}
+	if len(linesIn(r, "n0 applies", 35*time.Second, time.Hour)) == 0 {
+		t.Fatal("n0 should apply again once the last crash ended")
 	}
 }

@@ -180,7 +180,7 @@ type node struct {
 	name      string
 	store     *store
 	up        bool
-	volatile  bool  // unused by the plan today: a wipe is chosen per crash event
+	crashes   int   // crash windows open now: the node is up only at zero
 	clogUntil int64 // true time; deliveries wait until then
 	restartAt int64 // true time of the last restart (quarantine)
 	restarted bool

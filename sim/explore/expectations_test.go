@@ -98,7 +98,7 @@ var expectations = []struct {
 	// holder's belief (it never expires). Amnesia: no counterexample in
 	// budget; the original gives up at the first KeyAlreadyExists, so every
 	// node holding the holder's items must be wiped or unreachable at once
-	// (reports/BUGS.md #6: seed 668 with 20–50 s critical sections).
+	// (reports/BUGS.md #6: seed 813 with 20–50 s critical sections).
 	{"original", []want{SS, SS, SS, SS, NF, SS, UU, UU, UU, UU, UU6, UU}},
 	// The quorum bug needs replication 1 (0/2 >= 1/2); at replication 3 the
 	// original's expression is a majority by accident: same row as the original.
