@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,6 +37,10 @@ func PorcupineHTML(w io.Writer, h model.History, plan faults.Plan, which string)
 	switch which {
 	case "mutex":
 		m, ops = model.MutexOperations(h)
+		// Denied attempts are legal in every state, but porcupine tries every
+		// order of the ones in flight before it calls a history illegal:
+		// exponential in clients. The page shows grants and releases only.
+		ops = slices.DeleteFunc(ops, func(op porcupine.Operation) bool { return op.Output == model.Denied })
 	case "counter":
 		m, ops = model.CounterOperations(h)
 	default:
