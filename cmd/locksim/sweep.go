@@ -125,10 +125,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			return
 		}
 		fj := failureJSON{o.Seed, kinds(o.Verdict), o.Verdict.Violations, replay, path}
-		report.Failures = append(report.Failures, fj)
-		if !*asJSON {
+		if *asJSON {
+			report.Failures = append(report.Failures, fj) // the JSON lists them all
+		} else {
 			prog.clear()
-			printFailure(stdout, fj)
+			printFailure(stdout, fj) // streamed: a long sweep holds none of them
 		}
 	}
 	res, err := explore.Sweep(t, opts)
@@ -147,7 +148,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSweepSummary(stdout, res, total, prog)
 	}
-	if len(res.Failures) > 0 {
+	if res.Failed > 0 {
 		return exitViolation
 	}
 	return exitOK
@@ -173,7 +174,7 @@ func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progr
 		stopped = fmt.Sprintf(" (stopped at the first violation; -keep-going runs the other %d)", total-res.Runs)
 	}
 	fmt.Fprintf(w, "sweep: %d of %d seeds run%s, %d failing, %s, %.0f seeds/s\n",
-		res.Runs, total, stopped, len(res.Failures), now.Sub(p.start).Round(time.Millisecond), p.rate(now))
+		res.Runs, total, stopped, res.Failed, now.Sub(p.start).Round(time.Millisecond), p.rate(now))
 }
 
 func describeSeeds(o explore.SweepOptions) string {

@@ -179,3 +179,22 @@ func TestReplayCommandCarriesNonDefaultConfig(t *testing.T) {
 		}
 	}
 }
+
+// A keep-going sweep counts every failure but keeps only the first few, so
+// its memory does not grow with the number of failing seeds.
+func TestSweepKeepsABoundedNumberOfFailures(t *testing.T) {
+	tg := shortTarget("original", faults.ClassThreads) // every seed fails
+	seen := 0
+	res, err := Sweep(tg, SweepOptions{From: 1, Count: 12, KeepGoing: true, KeepFailures: 3,
+		OnOutcome: func(o Outcome) {
+			if o.Failed() {
+				seen++
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 12 || seen != 12 || len(res.Failures) != 3 || res.Failures[2].Seed != 3 {
+		t.Fatalf("failed=%d seen=%d kept=%d: want 12 counted and streamed, the first 3 kept", res.Failed, seen, len(res.Failures))
+	}
+}

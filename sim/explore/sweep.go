@@ -15,18 +15,28 @@ type SweepOptions struct {
 	ShardIndex, ShardCount int
 	Parallel               int  // workers; 0 means every core
 	KeepGoing              bool // false: stop at the first failing seed (in seed order)
-	Run                    Options
+	// KeepFailures is how many failing outcomes the result keeps (the
+	// first ones, in seed order); 0 means DefaultKeepFailures. Every
+	// failure is still counted and still seen by OnOutcome, so a long
+	// keep-going sweep streams its failures instead of holding them.
+	KeepFailures int
+	Run          Options
 	// OnOutcome, if set, sees every outcome in seed order, whatever the
 	// parallelism, on the goroutine that called Sweep.
 	OnOutcome func(Outcome)
 }
 
-// SweepResult is what a sweep found. Only failing outcomes are kept, so a
-// sweep over a million seeds holds little memory.
+// DefaultKeepFailures bounds the failing outcomes a SweepResult holds.
+const DefaultKeepFailures = 100
+
+// SweepResult is what a sweep found. Only the first failing outcomes are
+// kept, so a sweep over a million seeds holds little memory however many
+// of them fail.
 type SweepResult struct {
 	Runs     int
 	Events   int64
-	Failures []Outcome // in seed order
+	Failed   int       // failing seeds, all of them
+	Failures []Outcome // the first KeepFailures of them, in seed order
 }
 
 // Seeds lists the seeds the options select, in order.
@@ -45,6 +55,8 @@ func (o SweepOptions) validate() error {
 	switch {
 	case o.Count < 0:
 		return fmt.Errorf("sweep: seed count %d is negative", o.Count)
+	case o.KeepFailures < 0:
+		return fmt.Errorf("sweep: keep-failures %d is negative", o.KeepFailures)
 	case o.Parallel < 0:
 		return fmt.Errorf("sweep: parallel %d is negative", o.Parallel)
 	case o.ShardCount < 0 || (o.ShardCount > 0 && (o.ShardIndex < 0 || o.ShardIndex >= o.ShardCount)):
@@ -64,6 +76,10 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	seeds := o.Seeds()
+	keep := o.KeepFailures
+	if keep == 0 {
+		keep = DefaultKeepFailures
+	}
 	workers := o.Parallel
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -126,7 +142,10 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 				o.OnOutcome(p.out)
 			}
 			if p.out.Failed() {
-				res.Failures = append(res.Failures, p.out)
+				res.Failed++
+				if len(res.Failures) < keep {
+					res.Failures = append(res.Failures, p.out)
+				}
 				if !o.KeepGoing {
 					stopped = true
 					close(stop)
