@@ -27,11 +27,17 @@ type NoHolderWindow struct {
 // the client stops. Failed attempts and the backoff between them keep it
 // waiting. A gap with no attempt in it is no window at all.
 func NoHolderWindows(h History) []NoHolderWindow {
-	attempts := attemptsByClient(h)
+	return noHolderWindows(h, Attempts(h), holdsByStartTime(Holds(h)))
+}
+
+// noHolderWindows is NoHolderWindows over attempts and holds already derived
+// from h (holds in start-time order).
+func noHolderWindows(h History, all []Attempt, byTime []Hold) []NoHolderWindow {
+	attempts := attemptsByClient(h, all)
 	stops := stopTimes(h)
 	var out []NoHolderWindow
 	next := make([]int, len(attempts)) // per client: first attempt not yet behind us
-	for _, gap := range gapsBetweenHolds(h) {
+	for _, gap := range gapsBetweenHolds(h, byTime) {
 		var waits []clientWait
 		for c, as := range attempts {
 			for next[c] < len(as) && as[next[c]].ReturnTime <= gap.start && as[next[c]].CallTime < gap.start {
@@ -82,9 +88,7 @@ type timeGap struct {
 
 // gapsBetweenHolds is the complement in [0, End] of the union of all holds,
 // in true time.
-func gapsBetweenHolds(h History) []timeGap {
-	holds := Holds(h)
-	slices.SortStableFunc(holds, func(a, b Hold) int { return cmp.Compare(a.StartTime, b.StartTime) })
+func gapsBetweenHolds(h History, holds []Hold) []timeGap {
 	var gaps []timeGap
 	covered := int64(0) // everything before this is held or already a gap
 	for _, hd := range holds {
@@ -99,10 +103,17 @@ func gapsBetweenHolds(h History) []timeGap {
 	return gaps
 }
 
+// holdsByStartTime is a copy of holds sorted by start time (gaps and
+// availability are measured in true time).
+func holdsByStartTime(holds []Hold) []Hold {
+	byTime := slices.Clone(holds)
+	slices.SortStableFunc(byTime, func(a, b Hold) int { return cmp.Compare(a.StartTime, b.StartTime) })
+	return byTime
+}
+
 // attemptsByClient groups the attempts per client index, each in call order.
-func attemptsByClient(h History) [][]Attempt {
+func attemptsByClient(h History, all []Attempt) [][]Attempt {
 	n := len(h.Clients)
-	all := Attempts(h)
 	for _, a := range all {
 		n = max(n, a.Client+1)
 	}
@@ -132,7 +143,11 @@ func stopTimes(h History) map[int]int64 {
 // from Healed on; so faults never excuse a lock that stays stuck after they
 // heal, yet time spent under faults never counts against the algorithm.
 func CheckLiveness(h History, bound int64) (Violation, bool) {
-	for _, w := range NoHolderWindows(h) {
+	return checkLiveness(h, NoHolderWindows(h), bound)
+}
+
+func checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {
+	for _, w := range windows {
 		from := max(w.Start, h.Healed)
 		if w.End-from <= bound {
 			continue
@@ -157,9 +172,11 @@ func CheckLiveness(h History, bound int64) (Violation, bool) {
 }
 
 // LongestNoHolder is the longest NoHolderWindow of the whole run, ns.
-func LongestNoHolder(h History) int64 {
+func LongestNoHolder(h History) int64 { return longestNoHolder(NoHolderWindows(h)) }
+
+func longestNoHolder(windows []NoHolderWindow) int64 {
 	longest := int64(0)
-	for _, w := range NoHolderWindows(h) {
+	for _, w := range windows {
 		longest = max(longest, w.End-w.Start)
 	}
 	return longest

@@ -1,9 +1,7 @@
 package model
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"golang.org/x/exp/stats"
 )
@@ -12,9 +10,16 @@ import (
 // attempts, call to return in true time; availability is the share of
 // [0, End] covered by at least one hold.
 func ComputeMetrics(h History) Metrics {
-	m := Metrics{Leftovers: len(h.Leftovers), LongestNoHolderNS: LongestNoHolder(h)}
+	byTime := holdsByStartTime(Holds(h))
+	attempts := Attempts(h)
+	return computeMetrics(h, attempts, byTime, noHolderWindows(h, attempts, byTime))
+}
+
+// computeMetrics is ComputeMetrics over what Check already derived.
+func computeMetrics(h History, attempts []Attempt, byTime []Hold, windows []NoHolderWindow) Metrics {
+	m := Metrics{Leftovers: len(h.Leftovers), LongestNoHolderNS: longestNoHolder(windows)}
 	var latencies []float64
-	for _, a := range Attempts(h) {
+	for _, a := range attempts {
 		switch a.Outcome {
 		case Granted:
 			m.Grants++
@@ -28,18 +33,17 @@ func ComputeMetrics(h History) Metrics {
 		m.AcquireP50, m.AcquireP99 = int64(math.Round(q[0])), int64(math.Round(q[1]))
 		m.MessagesPerGrant = float64(h.Messages) / float64(m.Grants)
 	}
-	m.Availability = availability(h)
+	m.Availability = availability(h, byTime)
 	return m
 }
 
 // availability is the fraction of [0, End] during which some client held
 // the lock.
-func availability(h History) float64 {
+// holds are in start-time order.
+func availability(h History, holds []Hold) float64 {
 	if h.End <= 0 {
 		return 0
 	}
-	holds := Holds(h)
-	slices.SortStableFunc(holds, func(a, b Hold) int { return cmp.Compare(a.StartTime, b.StartTime) })
 	held, covered := int64(0), int64(0) // covered: union measured up to here
 	for _, hd := range holds {
 		start, end := max(hd.StartTime, covered, 0), min(hd.EndTime, h.End)

@@ -14,8 +14,11 @@ import (
 // while remembering the earlier hold that ends last finds the earliest one:
 // the first start that comes before that end. The Violation names the earlier
 // holder first and the newcomer second; Time is the newcomer's grant.
-func FirstOverlap(h History) (Violation, bool) {
-	holds := Holds(h)
+func FirstOverlap(h History) (Violation, bool) { return firstOverlap(h, Holds(h)) }
+
+// firstOverlap is FirstOverlap over holds already derived from h (it may
+// reorder them).
+func firstOverlap(h History, holds []Hold) (Violation, bool) {
 	slices.SortStableFunc(holds, func(a, b Hold) int { return cmp.Compare(a.StartSeq, b.StartSeq) })
 	longest := -1 // index of the earlier hold with the latest EndSeq
 	for i, cur := range holds {

@@ -33,7 +33,13 @@ func CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	if h.Abort != nil {
 		v.Violations = append(v.Violations, abortViolation(h))
 	}
-	overlap, found := FirstOverlap(h)
+	// Holds, attempts and no-holder windows feed several checkers: derive
+	// each once.
+	holds := Holds(h)
+	byTime := holdsByStartTime(holds)
+	attempts := Attempts(h)
+	windows := noHolderWindows(h, attempts, byTime)
+	overlap, found := firstOverlap(h, holds)
 	if found {
 		v.Violations = append(v.Violations, overlap)
 	}
@@ -46,14 +52,14 @@ func CheckErr(h History, opts CheckOptions) (Verdict, error) {
 		v.Violations = append(v.Violations, lost)
 	}
 	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
-		if stuck, found := CheckLiveness(h, bound); found {
+		if stuck, found := checkLiveness(h, windows, bound); found {
 			v.Violations = append(v.Violations, stuck)
 		}
 	}
 	slices.SortStableFunc(v.Violations, func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
 	})
-	v.Metrics = ComputeMetrics(h)
+	v.Metrics = computeMetrics(h, attempts, byTime, windows)
 	return v, nil
 }
 
