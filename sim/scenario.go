@@ -15,6 +15,8 @@ type Scenario struct {
 	// Trace records every event as text (for timelines and the determinism
 	// check). Off, the run still hashes every event.
 	Trace bool
+	// Buffers, when set, lends the run memory from earlier runs (see Buffers).
+	Buffers *Buffers
 }
 
 // Result is what Run returns.

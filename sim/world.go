@@ -60,6 +60,7 @@ func Run(s Scenario) (Result, error) {
 	}
 	w.loop()
 	w.finish()
+	w.returnBuffers(s.Buffers)
 	return Result{History: w.hist, TraceHash: finalHash(w.hash), Events: w.events, Trace: w.trace}, nil
 }
 
@@ -104,6 +105,7 @@ func newWorld(s Scenario) (*world, error) {
 	}
 	w.applyClocks()
 	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Fenced: s.Variant.Fenced, Healed: w.healedAt()}
+	w.takeBuffers(s.Buffers)
 	for h := 0; h < cfg.Hosts; h++ {
 		for t := 0; t < cfg.ThreadsPerHost; t++ {
 			p := newProcess(w, len(w.clients), h, fmt.Sprintf("h%d/t%d", h, t), s.Seed)

@@ -9,6 +9,7 @@ package explore
 
 import (
 	"fmt"
+	"sync"
 
 	"locksim/algorithm"
 	"locksim/faults"
@@ -67,6 +68,9 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 	return faults.Swarm(seed, t.Classes, t.Shape())
 }
 
+// buffersPool lends simulator memory to runs whose history is not kept.
+var buffersPool = sync.Pool{New: func() any { return new(sim.Buffers) }}
+
 // Options say how much to keep of a run.
 type Options struct {
 	Check model.CheckOptions
@@ -100,7 +104,14 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 			err = fmt.Errorf("seed %d: internal error in locksim: %v", seed, r)
 		}
 	}()
-	res, err := sim.Run(sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace})
+	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace}
+	if !opt.Keep {
+		// The history is checked and dropped: its memory can serve the next run.
+		b := buffersPool.Get().(*sim.Buffers)
+		defer buffersPool.Put(b)
+		sc.Buffers = b
+	}
+	res, err := sim.Run(sc)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
