@@ -53,18 +53,24 @@ func BenchmarkDefaultScenario(b *testing.B) {
 			return out.Events
 		})
 	})
-	b.Run("sim-only", func(b *testing.B) {
-		v, err := variants.Lookup(tg.Variant)
+	b.Run("sim-only", func(b *testing.B) { benchSimOnly(b, tg) })
+	// The same world without faults: the work the hand-rolled synctest
+	// baseline (BenchmarkSynctestBaseline) does, for a like-for-like count.
+	b.Run("sim-only-fault-free", func(b *testing.B) { benchSimOnly(b, defaultScenario(faults.ClassNone)) })
+}
+
+func benchSimOnly(b *testing.B, tg Target) {
+	v, err := variants.Lookup(tg.Variant)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf sim.Buffers // reused from seed to seed, as a sweep worker does
+	benchSeeds(b, func(seed uint64) int64 {
+		res, err := sim.Run(sim.Scenario{Config: tg.Config, Variant: v, Seed: seed, Plan: tg.PlanFor(seed), Buffers: &buf})
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchSeeds(b, func(seed uint64) int64 {
-			res, err := sim.Run(sim.Scenario{Config: tg.Config, Variant: v, Seed: seed, Plan: tg.PlanFor(seed)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			return res.Events
-		})
+		return res.Events
 	})
 }
 

@@ -328,6 +328,7 @@ func BenchmarkDefaultScenarioVsSynctest(b *testing.B) {
 	var checkedCPU, simCPU, goCPU, allCPU, goSimulated float64
 	var checkedRPCs, simRPCs, goRPCs, allRPCs int64
 	seed := uint64(0)
+	var buf sim.Buffers // sim.Run reuses memory from seed to seed, as a sweep worker does
 	for b.Loop() {
 		seed++
 		cpu := startCPU()
@@ -339,7 +340,7 @@ func BenchmarkDefaultScenarioVsSynctest(b *testing.B) {
 		checkedRPCs += out.History.Messages / 2 // a round trip is a request and a reply
 
 		cpu = startCPU()
-		res, err := sim.Run(sim.Scenario{Config: none.Config, Variant: v, Seed: seed, Plan: none.PlanFor(seed)})
+		res, err := sim.Run(sim.Scenario{Config: none.Config, Variant: v, Seed: seed, Plan: none.PlanFor(seed), Buffers: &buf})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -374,4 +375,17 @@ func BenchmarkDefaultScenarioVsSynctest(b *testing.B) {
 	b.ReportMetric(float64(goRPCs)/n, "synctest-rpc/run")
 	b.ReportMetric((n*simulated/checkedCPU)/(goSimulated/goCPU), "x-faster")
 	b.ReportMetric((n*simulated/simCPU)/(goSimulated/goCPU), "x-faster-sim-only")
+}
+
+// BenchmarkSynctestBaseline runs the hand-rolled synctest version alone, so
+// its cost can be counted apart from locksim's (for instance in instructions
+// under valgrind --tool=callgrind, which no co-tenant disturbs; compare with
+// BenchmarkDefaultScenario/sim-only). See docs/PERFORMANCE.md.
+func BenchmarkSynctestBaseline(b *testing.B) {
+	none := defaultScenario(faults.ClassNone)
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		inBubble(b, "SynctestBaseline", func(t *testing.T) { runSynctest(t, none.Config, seed) })
+	}
 }
