@@ -47,15 +47,22 @@ type Attempt struct {
 // in flight, a ClientStop, or the end of the events makes the open attempt
 // Unknown.
 func Attempts(h History) []Attempt {
-	var out []Attempt
-	open := map[int]int{} // client -> index in out of its in-flight attempt
+	events := eventsInOrder(h)
+	calls := 0
+	for i := range events {
+		if events[i].Kind == AcquireCall {
+			calls++
+		}
+	}
+	out := make([]Attempt, 0, calls) // one per call, rarely a return without one
+	open := map[int]int{}            // client -> index in out of its in-flight attempt
 	unknown := func(c int, at int64) {
 		if i, ok := open[c]; ok {
 			out[i].ReturnSeq, out[i].ReturnTime, out[i].Outcome = NoReturn, at, Unknown
 			delete(open, c)
 		}
 	}
-	for _, e := range eventsInOrder(h) {
+	for _, e := range events {
 		switch e.Kind {
 		case AcquireCall:
 			unknown(e.Client, e.Time)

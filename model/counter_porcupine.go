@@ -61,7 +61,14 @@ type counterState struct {
 // A rejected read observed nothing and is dropped; an accepted write with no
 // accepted read before it is a BlindWrite [write.Seq, write.Seq].
 func CounterOperations(h History) (porcupine.Model, []porcupine.Operation) {
-	var ops []porcupine.Operation
+	events := eventsInOrder(h)
+	accesses := 0
+	for i := range events {
+		if k := events[i].Kind; k == ResourceRead || k == ResourceWrite {
+			accesses++
+		}
+	}
+	ops := make([]porcupine.Operation, 0, accesses) // at most one op per access
 	add := func(in CounterInput, first, last Event) {
 		ops = append(ops, porcupine.Operation{
 			ClientId: in.Client, Input: in, Call: int64(first.Seq), Return: int64(last.Seq),
@@ -70,7 +77,7 @@ func CounterOperations(h History) (porcupine.Model, []porcupine.Operation) {
 	}
 	readOnly := func(r Event) { add(CounterInput{Client: r.Client, Kind: ReadOnly, Read: r.Value}, r, r) }
 	pending := map[int]Event{} // client -> its accepted read awaiting a write
-	for _, e := range eventsInOrder(h) {
+	for _, e := range events {
 		switch e.Kind {
 		case ResourceRead:
 			if r, ok := pending[e.Client]; ok {

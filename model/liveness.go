@@ -117,7 +117,19 @@ func attemptsByClient(h History, all []Attempt) [][]Attempt {
 	for _, a := range all {
 		n = max(n, a.Client+1)
 	}
+	// One backing array, cut per client: no slice grows.
+	counts := make([]int, n)
+	for _, a := range all {
+		if a.Client >= 0 {
+			counts[a.Client]++
+		}
+	}
+	backing := make([]Attempt, 0, len(all))
 	out := make([][]Attempt, n)
+	for c := range out {
+		out[c] = backing[len(backing) : len(backing) : len(backing)+counts[c]]
+		backing = backing[:len(backing)+counts[c]]
+	}
 	for _, a := range all {
 		if a.Client >= 0 {
 			out[a.Client] = append(out[a.Client], a)
