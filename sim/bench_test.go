@@ -7,6 +7,7 @@ import (
 
 	"locksim/algorithm"
 	"locksim/faults"
+	"locksim/sim/internal/cputime"
 )
 
 // The kernel's speed, measured two ways in one run: locksim's event loop
@@ -119,15 +120,15 @@ func pingSynctestOnce(b *testing.B) (rounds int64) {
 // (events/cpu-s, rpc/cpu-s): on a loaded machine only the second is stable.
 func BenchmarkPingPong(b *testing.B) {
 	b.Run("locksim", func(b *testing.B) {
-		cpu := startCPU()
+		cpu := cputime.Start()
 		events, rounds := pingLocksim(b)
-		report(b, cpu.seconds(), "events", events)
-		report(b, cpu.seconds(), "rpc", rounds)
+		report(b, cpu.Seconds(), "events", events)
+		report(b, cpu.Seconds(), "rpc", rounds)
 	})
 	b.Run("synctest", func(b *testing.B) {
-		cpu := startCPU()
+		cpu := cputime.Start()
 		rounds := pingSynctest(b)
-		report(b, cpu.seconds(), "rpc", rounds)
+		report(b, cpu.Seconds(), "rpc", rounds)
 	})
 }
 
@@ -138,19 +139,19 @@ func BenchmarkPingPongRatio(b *testing.B) {
 	var simEvents, simRounds, goRounds int64
 	var simCPU, goCPU float64
 	for b.Loop() {
-		cpu := startCPU()
+		cpu := cputime.Start()
 		var replies int64
 		res, err := Run(pingScenario(pingRounds, &replies))
 		if err != nil || replies != pingRounds {
 			b.Fatalf("locksim ping-pong: %v, %d round trips", err, replies)
 		}
-		simCPU += cpu.seconds()
+		simCPU += cpu.Seconds()
 		simEvents += res.Events
 		simRounds += replies
 
-		cpu = startCPU()
+		cpu = cputime.Start()
 		goRounds += pingSynctestOnce(b)
-		goCPU += cpu.seconds()
+		goCPU += cpu.Seconds()
 	}
 	b.ReportMetric(float64(simEvents)/simCPU, "events/cpu-s")
 	b.ReportMetric(float64(simRounds)/simCPU, "locksim-rpc/cpu-s")
@@ -166,7 +167,7 @@ func BenchmarkManyClients(b *testing.B) {
 	c.Hosts, c.ThreadsPerHost = 3, 4
 	shape := shapeOf(c)
 	var events, rpcs int64
-	cpu := startCPU()
+	cpu := cputime.Start()
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
@@ -178,8 +179,8 @@ func BenchmarkManyClients(b *testing.B) {
 		events += res.Events
 		rpcs += res.History.Messages / 2 // a round trip is a request and a reply
 	}
-	report(b, cpu.seconds(), "events", events)
-	report(b, cpu.seconds(), "rpc", rpcs)
+	report(b, cpu.Seconds(), "events", events)
+	report(b, cpu.Seconds(), "rpc", rpcs)
 }
 
 // report adds n per wall second and per CPU second as metrics.

@@ -10,13 +10,13 @@ import (
 	"flag"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
+	"locksim/sim/internal/cputime"
 	"locksim/variants"
 )
 
@@ -81,12 +81,12 @@ func benchSeeds(b *testing.B, run func(seed uint64) (events int64)) {
 	var events int64
 	var seeds uint64
 	mallocs := mallocCount()
-	cpu := startCPU()
+	cpu := cputime.Start()
 	for b.Loop() {
 		seeds++
 		events += run(seeds)
 	}
-	cpuSeconds := cpu.seconds()
+	cpuSeconds := cpu.Seconds()
 	reportRate(b, cpuSeconds, "seeds", float64(seeds))
 	reportRate(b, cpuSeconds, "events", float64(events))
 	b.ReportMetric(float64(events)/float64(seeds), "events/seed")
@@ -180,13 +180,13 @@ func BenchmarkSweepScaling(b *testing.B) {
 	for b.Loop() {
 		var events [2]int64
 		for i, workers := range []int{1, 2} {
-			start, c := time.Now(), startCPU()
+			start, c := time.Now(), cputime.Start()
 			res, err := Sweep(tg, SweepOptions{From: 1, Count: seeds, Parallel: workers, KeepGoing: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			wall[i] += time.Since(start).Seconds()
-			cpu[i] += c.seconds()
+			cpu[i] += c.Seconds()
 			events[i] = res.Events
 		}
 		if events[0] != events[1] {
@@ -293,21 +293,4 @@ func median(xs []float64) float64 {
 func reportRate(b *testing.B, cpuSeconds float64, what string, n float64) {
 	b.ReportMetric(n/b.Elapsed().Seconds(), what+"/s")
 	b.ReportMetric(n/cpuSeconds, what+"/cpu-s")
-}
-
-// cpuClock measures the CPU time this process uses (all threads, user and
-// system), as sim's benchmarks do (sim/cputime_unix_test.go; test helpers
-// are not shared across packages).
-type cpuClock struct{ start int64 }
-
-func startCPU() cpuClock { return cpuClock{processCPU()} }
-
-func (c cpuClock) seconds() float64 { return float64(processCPU()-c.start) / 1e9 }
-
-func processCPU() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

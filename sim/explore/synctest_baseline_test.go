@@ -13,6 +13,7 @@ import (
 	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/sim"
+	"locksim/sim/internal/cputime"
 	"locksim/variants"
 )
 
@@ -331,35 +332,35 @@ func BenchmarkDefaultScenarioVsSynctest(b *testing.B) {
 	var buf sim.Buffers // sim.Run reuses memory from seed to seed, as a sweep worker does
 	for b.Loop() {
 		seed++
-		cpu := startCPU()
+		cpu := cputime.Start()
 		out, err := RunSeed(none, seed, Options{Check: DefaultOptions().Check, Keep: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		checkedCPU += cpu.seconds()
+		checkedCPU += cpu.Seconds()
 		checkedRPCs += out.History.Messages / 2 // a round trip is a request and a reply
 
-		cpu = startCPU()
+		cpu = cputime.Start()
 		res, err := sim.Run(sim.Scenario{Config: none.Config, Variant: v, Seed: seed, Plan: none.PlanFor(seed), Buffers: &buf})
 		if err != nil {
 			b.Fatal(err)
 		}
-		simCPU += cpu.seconds()
+		simCPU += cpu.Seconds()
 		simRPCs += res.History.Messages / 2
 
-		cpu = startCPU()
+		cpu = cputime.Start()
 		var g synctestRun
 		inBubble(b, "DefaultScenarioSynctest", func(t *testing.T) { g = runSynctest(t, none.Config, seed) })
-		goCPU += cpu.seconds()
+		goCPU += cpu.Seconds()
 		goRPCs += g.rpcs
 		goSimulated += g.simulated.Seconds()
 
-		cpu = startCPU()
+		cpu = cputime.Start()
 		out, err = RunSeed(all, seed, Options{Check: DefaultOptions().Check, Keep: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		allCPU += cpu.seconds()
+		allCPU += cpu.Seconds()
 		allRPCs += out.History.Messages / 2
 	}
 	n := float64(b.N)
