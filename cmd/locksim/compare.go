@@ -71,12 +71,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, porcupine links) to FILE")
 	f.StringVar(&out.json, "json", "", "write the matrix as JSON to FILE")
 	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html")
-	pos, code, done := f.parse(args, stdout, stderr)
-	if done {
+	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
-	}
-	if len(pos) > 0 {
-		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	opts := explore.CompareOptions{Seeds: *seeds, Config: cfg, Parallel: *parallel, Minimize: *minimize}
 	if *variantList != "" {

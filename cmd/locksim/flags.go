@@ -39,6 +39,15 @@ func (f *cmdFlags) usage(w io.Writer) {
 	f.SetOutput(io.Discard)
 }
 
+// parseNone parses args for a command that takes no positional argument.
+func (f *cmdFlags) parseNone(args []string, stdout, stderr io.Writer) (code int, done bool) {
+	pos, code, done := f.parse(args, stdout, stderr)
+	if !done && len(pos) > 0 {
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0])), true
+	}
+	return code, done
+}
+
 // parse parses args, letting flags follow positional arguments
 // ("replay FILE -html out.html"). done is true when the command must stop
 // and return code: 0 after -h, 2 after a bad flag.

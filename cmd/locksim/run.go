@@ -39,12 +39,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
 	out := f.String("out", "", "write a repro file into this directory on a violation")
-	pos, code, done := f.parse(args, stdout, stderr)
-	if done {
+	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
-	}
-	if len(pos) > 0 {
-		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	t, err := sc.target(f)
 	if err != nil {

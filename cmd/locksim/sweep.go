@@ -68,12 +68,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")
 	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	asJSON := f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
-	pos, code, done := f.parse(args, stdout, stderr)
-	if done {
+	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
-	}
-	if len(pos) > 0 {
-		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	t, err := sc.target(f)
 	if err != nil {

@@ -15,12 +15,8 @@ func variantsCmd(args []string, stdout, stderr io.Writer) int {
 		"locksim variants",
 		"locksim variants -v")
 	verbose := f.Bool("v", false, "also print each variant's assumptions")
-	pos, code, done := f.parse(args, stdout, stderr)
-	if done {
+	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
-	}
-	if len(pos) > 0 {
-		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, v := range variants.All() {
