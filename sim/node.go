@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"time"
+
 	"locksim/algorithm"
 )
 
@@ -126,7 +128,7 @@ func (s *store) remove(key string) {
 }
 
 func item(key string, e entry) algorithm.Item {
-	return algorithm.Item{Key: key, Owner: e.owner, Expiry: durationOf(e.expiry), Version: e.version}
+	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version}
 }
 
 // apply executes one request atomically at node-local time now.

@@ -118,7 +118,7 @@ func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool
 	p.w.send(&message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
 		req: request{op: o}, resToken: g.Token, resValue: value})
 	p.block()
-	return p.res.item.Expiry.Nanoseconds(), p.res.err == errNone
+	return int64(p.res.counter), p.res.err == errNone
 }
 
 // resource is the protected counter.
@@ -152,7 +152,7 @@ func (w *world) resourceAccess(m *message) {
 	if !accepted {
 		rep.err = errNotOwner
 	}
-	rep.item.Expiry = durationOf(ev.Value) // the value travels back in the reply
+	rep.counter = uint64(ev.Value) // the protected counter's value (never negative)
 	w.record(p, ev)
 	if w.tracing {
 		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sort"
 
 	"locksim/algorithm"
@@ -215,8 +214,6 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-// topologyNow returns the key's current topology as node indexes.
-func (w *world) topologyNow() []int { return slices.Clip(w.topology) }
 
 func fmtTime(ns int64) string {
 	return fmt.Sprintf("%d.%03ds", ns/1e9, ns%1e9/1e6)

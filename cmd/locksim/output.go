@@ -85,15 +85,6 @@ func contains[T comparable](xs []T, x T) bool {
 	return false
 }
 
-func kindsText(v model.Verdict) string {
-	ks := kinds(v)
-	s := make([]string, len(ks))
-	for i, k := range ks {
-		s[i] = string(k)
-	}
-	return strings.Join(s, ",")
-}
-
 // writeJSON writes x as indented JSON and a newline.
 func writeJSON(w io.Writer, x any) error {
 	b, err := json.MarshalIndent(x, "", "  ")
