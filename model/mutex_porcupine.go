@@ -133,15 +133,21 @@ func mutexStep(holder int, in MutexInput, output any) []any {
 // linearize against a mutex. It runs porcupine without a timeout: a timeout
 // is wall-clock time and would make the verdict depend on the machine.
 //
-// Denied attempts are left out of the check (not out of MutexOperations,
-// which the visualisation shows whole). A denial is legal in every state and
-// leaves the state as it was, so it fits anywhere in its interval and never
-// changes the verdict; but each one in flight doubles the orders porcupine
-// must rule out before it can call a history illegal. With 20 contending
-// clients and one overlap, keeping them cost 16-23 s per check; with 50 it
-// did not finish in minutes (see BenchmarkCheckers).
+// It checks MutexCheckOperations, without denied attempts.
 func CheckMutexPorcupine(h History) (ok bool) {
-	model, ops := MutexOperations(h)
-	ops = slices.DeleteFunc(ops, func(op porcupine.Operation) bool { return op.Output == Denied })
+	model, ops := MutexCheckOperations(h)
 	return porcupine.CheckOperations(model, ops)
+}
+
+// MutexCheckOperations is MutexOperations without the denied attempts: what
+// to hand porcupine to check (or to visualise) mutual exclusion. A denial is
+// legal in every state and leaves the state as it was, so it fits anywhere
+// in its interval and never changes the verdict; but each one in flight
+// doubles the orders porcupine must rule out before it can call a history
+// illegal. With 20 contending clients and one overlap, keeping them cost
+// 16-23 s per check; with 50 it did not finish in minutes (see
+// BenchmarkCheckers).
+func MutexCheckOperations(h History) (porcupine.Model, []porcupine.Operation) {
+	model, ops := MutexOperations(h)
+	return model, slices.DeleteFunc(ops, func(op porcupine.Operation) bool { return op.Output == Denied })
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -36,11 +35,9 @@ func PorcupineHTML(w io.Writer, h model.History, plan faults.Plan, which string)
 	)
 	switch which {
 	case "mutex":
-		m, ops = model.MutexOperations(h)
-		// Denied attempts are legal in every state, but porcupine tries every
-		// order of the ones in flight before it calls a history illegal:
-		// exponential in clients. The page shows grants and releases only.
-		ops = slices.DeleteFunc(ops, func(op porcupine.Operation) bool { return op.Output == model.Denied })
+		// Without denials (see model.MutexCheckOperations): the page shows
+		// grants and belief ends, and renders on many clients.
+		m, ops = model.MutexCheckOperations(h)
 	case "counter":
 		m, ops = model.CounterOperations(h)
 	default:
