@@ -46,7 +46,8 @@ const noHolder = -1
 // intervals as closed, and equal times would make back-to-back holds look
 // concurrent and hide real overlaps. A denied acquire is always legal; a
 // granted one needs the lock free (or already the client's); a release needs
-// the client to hold it.
+// the client to hold it. To check or visualise, use MutexCheckOperations: the
+// same without denials, which porcupine would search exponentially.
 func MutexOperations(h History) (porcupine.Model, []porcupine.Operation) {
 	var ops []porcupine.Operation
 	for i, a := range Attempts(h) {
