@@ -214,7 +214,6 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-
 func fmtTime(ns int64) string {
 	return fmt.Sprintf("%d.%03ds", ns/1e9, ns%1e9/1e6)
 }
