@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"locksim/sim/explore"
 )
 
 // Exit codes, the same for every subcommand.
@@ -48,6 +50,7 @@ var noArgs = func(stdout, stderr io.Writer) int {
 }
 
 func main() {
+	explore.TuneGC() // a sweep's garbage is short-lived: collect less often
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 

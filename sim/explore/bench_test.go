@@ -9,6 +9,7 @@ package explore
 import (
 	"flag"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -101,6 +102,7 @@ func benchSeeds(b *testing.B, run func(seed uint64) (events int64)) {
 // ttfcSweeps independent sweeps; sweep k starts at seed 1 + 10000k.
 // The target is a median under one second of wall time for every safety bug.
 func BenchmarkTimeToFirstCounterexample(b *testing.B) {
+	defer TuneGC()() // as the locksim command runs its sweeps
 	for _, h := range bugHunts {
 		b.Run(h.file, func(b *testing.B) {
 			tg := Target{Variant: "original", Config: sim.DefaultConfig(), Classes: []faults.Class{h.class}}
@@ -172,7 +174,22 @@ func timeToFirst(b *testing.B, tg Target, kind model.ViolationKind, from uint64)
 // machine the wall rates depend on the cores the process gets: cores-p1 and
 // cores-p2 are the CPU seconds it used per wall second, and the per-CPU
 // rates show what a second worker costs in work per seed.
+//
+// It runs at the GOGC the locksim command sets (TuneGC) and at Go's
+// default, which shows what the collector costs a sweep.
 func BenchmarkSweepScaling(b *testing.B) {
+	for _, gc := range []struct {
+		name    string
+		percent int
+	}{{"command", SweepGCPercent}, {"gogc=100", 100}} {
+		b.Run(gc.name, func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gc.percent))
+			sweepScaling(b)
+		})
+	}
+}
+
+func sweepScaling(b *testing.B) {
 	tg := defaultScenario(faults.ClassAll)
 	tg.Config.Duration = 2 * time.Minute
 	const seeds = 200
@@ -210,6 +227,7 @@ func BenchmarkSweepScaling(b *testing.B) {
 // outcomes, so the original, which fails most seeds, must stay as flat as
 // corrected, which fails few.
 func BenchmarkSweepMemory(b *testing.B) {
+	defer TuneGC()() // as the locksim command runs its sweeps
 	for _, variant := range []string{"original", "corrected"} {
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
