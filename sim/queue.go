@@ -31,16 +31,33 @@ func (e *event) before(o *event) bool {
 
 // queue is a binary min-heap of events ordered by (at, seq), typed so that
 // no interface boxing or allocation happens on push and pop.
+//
+// Popping leaves the root's slot vacant until the next operation: most
+// events schedule another (a delivery schedules its reply), and a push into
+// the vacant root is one sift down from the top instead of a sift down to
+// remove the old root plus a sift up to add the new event. The order of
+// pops is the same either way: keys are unique, since seq is.
 type queue struct {
-	items []event
-	seq   uint64
+	items  []event
+	seq    uint64
+	vacant bool // items[0] is the event last popped, not part of the queue
 }
 
-func (q *queue) len() int { return len(q.items) }
+func (q *queue) len() int {
+	if q.vacant {
+		return len(q.items) - 1
+	}
+	return len(q.items)
+}
 
 func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 	q.seq++
 	e := event{at: at, seq: q.seq, kind: kind, a: a, b: b}
+	if q.vacant {
+		q.vacant = false
+		q.siftDown(e)
+		return
+	}
 	q.items = append(q.items, e)
 	// Sift up, moving parents down into the hole instead of swapping.
 	i := len(q.items) - 1
@@ -55,30 +72,41 @@ func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 	q.items[i] = e
 }
 
+// pop returns the earliest event and leaves its slot vacant. The queue must
+// not be empty.
 func (q *queue) pop() event {
-	top := q.items[0]
-	last := len(q.items) - 1
-	e := q.items[last]
-	q.items = q.items[:last]
-	// Sift the last item down from the root, moving children up into the hole.
-	i, n := 0, last
+	if q.vacant {
+		// Fill the previous pop's slot with the last item.
+		last := len(q.items) - 1
+		e := q.items[last]
+		q.items = q.items[:last]
+		if last > 0 {
+			q.siftDown(e)
+		}
+	}
+	q.vacant = true
+	return q.items[0]
+}
+
+// siftDown puts e into the vacant root and moves it down to its place,
+// moving children up into the hole instead of swapping.
+func (q *queue) siftDown(e event) {
+	items := q.items
+	i, n := 0, len(items)
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && q.items[r].before(&q.items[l]) {
+		if r := l + 1; r < n && items[r].before(&items[l]) {
 			m = r
 		}
-		if !q.items[m].before(&e) {
+		if !items[m].before(&e) {
 			break
 		}
-		q.items[i] = q.items[m]
+		items[i] = items[m]
 		i = m
 	}
-	if n > 0 {
-		q.items[i] = e
-	}
-	return top
+	items[i] = e
 }
