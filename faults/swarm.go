@@ -10,15 +10,17 @@ import (
 // seeded with the same number.
 const swarmStream = 0x5357_4152_4d21 // "SWARM!"
 
-// maxSwarmEvents bounds the timed events of one swarm plan; every enabled
-// event kind gets at least one even past this bound.
+// maxSwarmEvents bounds the timed events drawn for one swarm plan; every
+// enabled event kind gets at least one even past this bound, and a crash
+// burst adds up to maxBurstExtra copies of its crash.
 const maxSwarmEvents = 8
 
 // Swarm draws a random plan from seed, as swarm testing does: each seed
 // switches on a random non-empty subset of the faults the classes allow
 // (so some runs see only crashes, others crashes and skew), then draws
 // their parameters and up to eight timed events spread over the run, each
-// enabled event kind at least once. Only the classes' faults appear; with
+// enabled event kind at least once; one crash in four is a burst that takes
+// one or two more nodes down with it. Only the classes' faults appear; with
 // no class (or only ClassNone) the plan is fault-free. Same (seed,
 // classes, shape) → same plan; the order of classes does not matter.
 // It panics if s is not a valid Shape.
@@ -144,6 +146,38 @@ func (g swarm) events(on [numFeatures]bool, clients int) []Event {
 		}
 		out = append(out, g.event(f, clients))
 	}
+	out = g.bursts(out)
 	slices.SortStableFunc(out, func(a, b Event) int { return cmpDuration(a.At, b.At) })
 	return out
+}
+
+// maxBurstExtra is how many more nodes a crash burst takes down with the
+// drawn one.
+const maxBurstExtra = 2
+
+// bursts turns one crash in four into a burst: one to maxBurstExtra other
+// nodes crash at the same instant, for as long, wiped or not alike (a rack
+// losing power, a bad deploy, a region's restart). Independent draws almost
+// never line up the several-nodes-at-once failures that quorums exist to
+// survive, so swarm testing adds them as a shape of its own, as Jepsen's
+// nemeses kill a random majority.
+func (g swarm) bursts(events []Event) []Event {
+	if g.s.Nodes < 2 {
+		return events
+	}
+	for _, e := range events {
+		if e.Kind != Crash || g.rng.IntN(4) != 0 {
+			continue
+		}
+		others := g.rng.Perm(g.s.Nodes - 1) // indexes among the nodes other than e.Node
+		for _, o := range others[:g.intIn(1, min(maxBurstExtra, g.s.Nodes-1))] {
+			if o >= e.Node {
+				o++
+			}
+			b := e
+			b.Node = o
+			events = append(events, b)
+		}
+	}
+	return events
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 const swarmSeeds = 2000
@@ -76,7 +77,7 @@ func checkPlan(t fataler, p Plan, class Class, s Shape, what string) {
 
 // TestSwarmRanges pins the documented parameter ranges.
 func TestSwarmRanges(t *testing.T) {
-	var topologies, maxDrift, pausesOverTTL, oneWay, forever int
+	var topologies, maxDrift, pausesOverTTL, oneWay, forever, bursts int
 	for seed := range uint64(swarmSeeds) {
 		p := Swarm(seed, []Class{ClassAll}, defaultShape)
 		n := p.Network
@@ -92,7 +93,14 @@ func TestSwarmRanges(t *testing.T) {
 			t.Fatalf("seed %d: threads %d", seed, p.ThreadsPerHost)
 		}
 		topologies = 0
+		crashesAt := map[time.Duration][]int{} // nodes crashing at one instant
 		for _, e := range p.Events {
+			if e.Kind == Crash {
+				if slices.Contains(crashesAt[e.At], e.Node) {
+					t.Fatalf("seed %d: node %d crashes twice at %v", seed, e.Node, e.At)
+				}
+				crashesAt[e.At] = append(crashesAt[e.At], e.Node)
+			}
 			if e.Kind == Topology {
 				topologies++
 				if len(e.Nodes) != defaultShape.Replication {
@@ -112,16 +120,24 @@ func TestSwarmRanges(t *testing.T) {
 		if topologies > 3 {
 			t.Fatalf("seed %d: %d topology events", seed, topologies)
 		}
-		if len(p.Events) > maxSwarmEvents {
+		if len(p.Events) > maxSwarmEvents*(1+maxBurstExtra) {
 			t.Fatalf("seed %d: %d events", seed, len(p.Events))
+		}
+		for _, nodes := range crashesAt {
+			if len(nodes) > 1+maxBurstExtra {
+				t.Fatalf("seed %d: a burst of %d crashes", seed, len(nodes))
+			}
+			if len(nodes) > 1 {
+				bursts++
+			}
 		}
 	}
 	if maxDrift < 100_000 {
 		t.Errorf("largest drift %d ppm: large drift is never drawn", maxDrift)
 	}
-	if pausesOverTTL == 0 || oneWay == 0 || forever == 0 {
-		t.Errorf("pauses over the TTL %d, one-way partitions %d, crashes for good %d: want some of each",
-			pausesOverTTL, oneWay, forever)
+	if pausesOverTTL == 0 || oneWay == 0 || forever == 0 || bursts == 0 {
+		t.Errorf("pauses over the TTL %d, one-way partitions %d, crashes for good %d, crash bursts %d: want some of each",
+			pausesOverTTL, oneWay, forever, bursts)
 	}
 }
 
