@@ -123,7 +123,7 @@ func TestNetworkReplyLossAppliesButReportsServerDown(t *testing.T) {
 	if r.err != algorithm.ErrServerDown || r.elapsed != c.RPCTimeout {
 		t.Fatalf("write with its reply lost: %v after %v, want ServerDown after %v", r.err, r.elapsed, c.RPCTimeout)
 	}
-	if e, ok := w.nodes[0].store.entries["k_lock"]; !ok || e.owner != "me" {
+	if e, ok := w.nodes[0].store.lookup("k_lock"); !ok || e.owner != "me" {
 		t.Fatalf("the write must have been applied on n0: %+v", w.nodes[0].store.entries)
 	}
 }
@@ -144,9 +144,9 @@ func TestNetworkDuplicatesApplyTwice(t *testing.T) {
 			first, _ = s.Increment("fence")
 			second, _ = s.Increment("fence")
 		})
-		if first != 1 || second < tc.minSecond || second > tc.maxSecond || w.nodes[0].store.entries["fence"].counter != tc.wantOnNode {
+		if first != 1 || second < tc.minSecond || second > tc.maxSecond || w.nodes[0].store.get("fence").counter != tc.wantOnNode {
 			t.Errorf("duplicate ppm %d: increments returned %d, %d and left %d on the node; want 1, [%d, %d], %d",
-				tc.dup, first, second, w.nodes[0].store.entries["fence"].counter, tc.minSecond, tc.maxSecond, tc.wantOnNode)
+				tc.dup, first, second, w.nodes[0].store.get("fence").counter, tc.minSecond, tc.maxSecond, tc.wantOnNode)
 		}
 	}
 }

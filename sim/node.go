@@ -75,7 +75,10 @@ type entry struct {
 // store is a node's versioned key/value store. It is stepped by the node,
 // one request at a time, so every primitive is atomic.
 type store struct {
-	entries map[string]entry
+	// entries are the keys present, in no particular order. A node holds one
+	// or two keys (the lock item, a fencing counter), so a linear scan is
+	// cheaper than hashing every request's freshly concatenated key.
+	entries []keyEntry
 	// lastVersion is the node-wide version counter: versions are never reused
 	// within a node (unless restartingVersions), even across wipes.
 	lastVersion uint64
@@ -84,8 +87,13 @@ type store struct {
 	keyVersion         map[string]uint64
 }
 
+type keyEntry struct {
+	key string
+	entry
+}
+
 func newStore(restartingVersions bool) *store {
-	return &store{entries: map[string]entry{}, restartingVersions: restartingVersions, keyVersion: map[string]uint64{}}
+	return &store{restartingVersions: restartingVersions, keyVersion: map[string]uint64{}}
 }
 
 func (s *store) nextVersion(key string) uint64 {
@@ -101,30 +109,60 @@ func (s *store) nextVersion(key string) uint64 {
 // survives unless versions restart anyway: it models a boot epoch.
 func (s *store) wipe() {
 	clear(s.entries)
+	s.entries = s.entries[:0]
 	clear(s.keyVersion)
+}
+
+// find returns the index of key's entry, expired or not, or -1.
+func (s *store) find(key string) int {
+	for i := range s.entries {
+		if s.entries[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// liveIndex returns the index of key's entry if present and not expired at
+// node time now, or -1. An expired entry is removed.
+func (s *store) liveIndex(key string, now int64) int {
+	i := s.find(key)
+	if i < 0 {
+		return -1
+	}
+	if e := &s.entries[i].entry; e.expireAt != 0 && now >= e.expireAt {
+		s.removeAt(i)
+		return -1
+	}
+	return i
 }
 
 // live returns the entry under key if present and not expired at node time now.
 func (s *store) live(key string, now int64) (entry, bool) {
-	e, ok := s.entries[key]
-	if !ok {
-		return entry{}, false
+	if i := s.liveIndex(key, now); i >= 0 {
+		return s.entries[i].entry, true
 	}
-	if e.expireAt != 0 && now >= e.expireAt {
-		delete(s.entries, key)
-		if s.restartingVersions {
-			delete(s.keyVersion, key)
-		}
-		return entry{}, false
-	}
-	return e, true
+	return entry{}, false
 }
 
-func (s *store) remove(key string) {
-	delete(s.entries, key)
-	if s.restartingVersions {
-		delete(s.keyVersion, key)
+// put stores e under key: in place at index i, or as a new key if i < 0.
+func (s *store) put(i int, key string, e entry) {
+	if i >= 0 {
+		s.entries[i].entry = e
+		return
 	}
+	s.entries = append(s.entries, keyEntry{key, e})
+}
+
+// removeAt deletes the entry at index i; the last entry takes its place.
+func (s *store) removeAt(i int) {
+	last := len(s.entries) - 1
+	if s.restartingVersions {
+		delete(s.keyVersion, s.entries[i].key)
+	}
+	s.entries[i] = s.entries[last]
+	s.entries[last] = keyEntry{} // drop the strings
+	s.entries = s.entries[:last]
 }
 
 func item(key string, e entry) algorithm.Item {
@@ -133,14 +171,19 @@ func item(key string, e entry) algorithm.Item {
 
 // apply executes one request atomically at node-local time now.
 func (s *store) apply(r *request, now int64) reply {
-	e, ok := s.live(r.key, now)
+	i := s.liveIndex(r.key, now)
+	var e entry
+	ok := i >= 0
+	if ok {
+		e = s.entries[i].entry
+	}
 	switch r.op {
 	case opWriteIfAbsentOrSame:
 		if ok && e.owner != r.owner {
 			return reply{err: errKeyAlreadyExists}
 		}
 		e = entry{owner: r.owner, expiry: r.expiry, version: s.nextVersion(r.key)}
-		s.entries[r.key] = e
+		s.put(i, r.key, e)
 		return reply{item: item(r.key, e)}
 	case opRead:
 		if !ok {
@@ -151,27 +194,27 @@ func (s *store) apply(r *request, now int64) reply {
 		if !ok || e.version != r.version {
 			return reply{err: errKeyVersionChanged}
 		}
-		s.remove(r.key)
+		s.removeAt(i)
 		return reply{}
 	case opSetIfAbsentTTL:
 		if ok {
 			return reply{err: errKeyAlreadyExists, item: item(r.key, e)}
 		}
 		e = entry{owner: r.owner, version: s.nextVersion(r.key), expireAt: now + r.ttl}
-		s.entries[r.key] = e
+		s.put(i, r.key, e)
 		return reply{item: item(r.key, e)}
 	case opCompareAndDelete:
 		if !ok || e.owner != r.owner {
 			return reply{err: errNotOwner}
 		}
-		s.remove(r.key)
+		s.removeAt(i)
 		return reply{}
 	case opIncrement:
 		e.counter++
 		if !ok {
 			e.version = s.nextVersion(r.key)
 		}
-		s.entries[r.key] = e
+		s.put(i, r.key, e)
 		return reply{counter: e.counter}
 	}
 	panic("sim: unknown op")

@@ -271,3 +271,17 @@ func TestStoreTTLEndsAtDeadlineOnNodeClock(t *testing.T) {
 		t.Fatalf("set after expiry: %v, want a new item", r.err.err())
 	}
 }
+
+// lookup is the entry under key, expired or not, for tests to inspect.
+func (s *store) lookup(key string) (entry, bool) {
+	if i := s.find(key); i >= 0 {
+		return s.entries[i].entry, true
+	}
+	return entry{}, false
+}
+
+// get is lookup's entry alone (the zero entry if key is absent).
+func (s *store) get(key string) entry {
+	e, _ := s.lookup(key)
+	return e
+}

@@ -184,8 +184,8 @@ func (w *world) leftovers() []model.LockItem {
 	for i := range w.nodes {
 		n := &w.nodes[i]
 		keys := make([]string, 0, len(n.store.entries))
-		for k := range n.store.entries {
-			keys = append(keys, k)
+		for _, ke := range n.store.entries {
+			keys = append(keys, ke.key)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
