@@ -1,6 +1,9 @@
 package model
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Outcome is how an acquire attempt ended, as its client learned it.
 type Outcome uint8
@@ -46,7 +49,10 @@ type Attempt struct {
 // called and returned at the same instant; a second AcquireCall while one is
 // in flight, a ClientStop, or the end of the events makes the open attempt
 // Unknown.
-func Attempts(h History) []Attempt {
+func Attempts(h History) []Attempt { return attemptsInto(nil, h) }
+
+// attemptsInto is Attempts reusing buf's memory.
+func attemptsInto(buf []Attempt, h History) []Attempt {
 	events := eventsInOrder(h)
 	calls := 0
 	for i := range events {
@@ -54,8 +60,8 @@ func Attempts(h History) []Attempt {
 			calls++
 		}
 	}
-	out := make([]Attempt, 0, calls) // one per call, rarely a return without one
-	open := map[int]int{}            // client -> index in out of its in-flight attempt
+	out := slices.Grow(buf[:0], calls) // one per call, rarely a return without one
+	open := map[int]int{}              // client -> index in out of its in-flight attempt
 	unknown := func(c int, at int64) {
 		if i, ok := open[c]; ok {
 			out[i].ReturnSeq, out[i].ReturnTime, out[i].Outcome = NoReturn, at, Unknown

@@ -14,48 +14,57 @@ import (
 // Porcupine alone decides; the story then names the two increments that read
 // the same value if there are such, else the first access no linearization
 // could place. A history without resource accesses is skipped.
-func CheckCounter(h History) (v Violation, found bool) {
-	model, ops := CounterOperations(h)
-	if len(ops) == 0 || porcupine.CheckOperations(model, ops) {
+func CheckCounter(h History) (v Violation, found bool) { return new(Checker).checkCounter(h) }
+
+// checkCounter is CheckCounter in c's memory.
+func (c *Checker) checkCounter(h History) (Violation, bool) {
+	c.counterOps = counterOpsInto(c.counterOps, h)
+	ops := c.counterOps
+	if len(ops) == 0 {
 		return Violation{}, false
 	}
-	if v, ok := collidedIncrements(h, ops); ok {
+	model := counterModel(h)
+	c.ops = porcupineCounterOps(c.ops, ops)
+	if porcupine.CheckOperations(model, c.ops) {
+		return Violation{}, false
+	}
+	if v, ok := c.collidedIncrements(h, ops); ok {
 		return v, true
 	}
-	return stuckAccess(h, model, ops), true
+	return stuckAccess(h, model, c.ops), true
 }
 
 // collidedIncrements finds two increments by one that read the same value;
 // of all such pairs, the one whose later write came first. With the counter
 // only ever incremented, such a pair is by itself a lost update; the caller
 // uses it only to tell the story of what porcupine rejected.
-func collidedIncrements(h History, ops []porcupine.Operation) (Violation, bool) {
-	var incs []porcupine.Operation
-	for _, op := range ops {
-		in := op.Input.(CounterInput)
-		if in.Kind == Increment && in.Write == in.Read+1 {
-			incs = append(incs, op)
+func (c *Checker) collidedIncrements(h History, ops []counterOp) (Violation, bool) {
+	incs := c.incs[:0] // indexes into ops
+	for i, op := range ops {
+		if op.in.Kind == Increment && op.in.Write == op.in.Read+1 {
+			incs = append(incs, i)
 		}
 	}
-	slices.SortStableFunc(incs, func(a, b porcupine.Operation) int {
-		return cmp.Or(cmp.Compare(a.Input.(CounterInput).Read, b.Input.(CounterInput).Read), cmp.Compare(a.Return, b.Return))
+	c.incs = incs
+	slices.SortStableFunc(incs, func(a, b int) int {
+		return cmp.Or(cmp.Compare(ops[a].in.Read, ops[b].in.Read), cmp.Compare(ops[a].ret, ops[b].ret))
 	})
 	best := -1 // index i such that incs[i-1], incs[i] read the same value
 	for i := 1; i < len(incs); i++ {
-		same := incs[i].Input.(CounterInput).Read == incs[i-1].Input.(CounterInput).Read
-		if same && (best < 0 || incs[i].Return < incs[best].Return) {
+		same := ops[incs[i]].in.Read == ops[incs[i-1]].in.Read
+		if same && (best < 0 || ops[incs[i]].ret < ops[incs[best]].ret) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return Violation{}, false
 	}
-	first, second := incs[best-1].Input.(CounterInput), incs[best].Input.(CounterInput)
+	first, second := ops[incs[best-1]].in, ops[incs[best]].in
 	a, b := clientName(h, first.Client), clientName(h, second.Client)
 	if first.Client == second.Client {
 		b = "again " + b
 	}
-	at := incs[best].Metadata.(CounterOpMeta).EndTime
+	at := ops[incs[best]].meta.EndTime
 	return Violation{
 		Kind:    LostUpdate,
 		Time:    at,

@@ -61,6 +61,19 @@ type counterState struct {
 // A rejected read observed nothing and is dropped; an accepted write with no
 // accepted read before it is a BlindWrite [write.Seq, write.Seq].
 func CounterOperations(h History) (porcupine.Model, []porcupine.Operation) {
+	return counterModel(h), porcupineCounterOps(nil, counterOpsInto(nil, h))
+}
+
+// counterOp is one of CounterOperations' operations before porcupine's
+// boxing: the checks that need no porcupine read these.
+type counterOp struct {
+	in        CounterInput
+	call, ret int64 // porcupine's Call and Return: Seqs of the first and last access
+	meta      CounterOpMeta
+}
+
+// counterOpsInto is CounterOperations' operations in buf's memory.
+func counterOpsInto(buf []counterOp, h History) []counterOp {
 	events := eventsInOrder(h)
 	accesses := 0
 	for i := range events {
@@ -68,12 +81,10 @@ func CounterOperations(h History) (porcupine.Model, []porcupine.Operation) {
 			accesses++
 		}
 	}
-	ops := make([]porcupine.Operation, 0, accesses) // at most one op per access
+	ops := slices.Grow(buf[:0], accesses) // at most one op per access
 	add := func(in CounterInput, first, last Event) {
-		ops = append(ops, porcupine.Operation{
-			ClientId: in.Client, Input: in, Call: int64(first.Seq), Return: int64(last.Seq),
-			Metadata: CounterOpMeta{first.Time, last.Time},
-		})
+		ops = append(ops, counterOp{in: in, call: int64(first.Seq), ret: int64(last.Seq),
+			meta: CounterOpMeta{first.Time, last.Time}})
 	}
 	readOnly := func(r Event) { add(CounterInput{Client: r.Client, Kind: ReadOnly, Read: r.Value}, r, r) }
 	pending := map[int]Event{} // client -> its accepted read awaiting a write
@@ -109,8 +120,19 @@ func CounterOperations(h History) (porcupine.Model, []porcupine.Operation) {
 	for _, r := range rest {
 		readOnly(r)
 	}
-	slices.SortStableFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
-	return counterModel(h), ops
+	slices.SortStableFunc(ops, func(a, b counterOp) int { return cmp.Compare(a.call, b.call) })
+	return ops
+}
+
+// porcupineCounterOps boxes ops as porcupine operations, in buf's memory.
+func porcupineCounterOps(buf []porcupine.Operation, ops []counterOp) []porcupine.Operation {
+	out := slices.Grow(buf[:0], len(ops))
+	for _, op := range ops {
+		out = append(out, porcupine.Operation{
+			ClientId: op.in.Client, Input: op.in, Call: op.call, Return: op.ret, Metadata: op.meta,
+		})
+	}
+	return out
 }
 
 func counterModel(h History) porcupine.Model {

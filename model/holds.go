@@ -42,16 +42,26 @@ const ReasonStopped = "stopped"
 //
 // A grant to a client that already holds (a re-entrant acquire) extends the
 // hold it has; a BeliefEnd without a hold is ignored.
-func Holds(h History) []Hold {
-	var out []Hold
-	open := map[int]int{} // client -> index in out of its open hold
+func Holds(h History) []Hold { return holdsInto(nil, h) }
+
+// holdsInto is Holds reusing buf's memory.
+func holdsInto(buf []Hold, h History) []Hold {
+	events := eventsInOrder(h)
+	grants := 0
+	for i := range events {
+		if events[i].Kind == AcquireReturn && events[i].Granted {
+			grants++
+		}
+	}
+	out := slices.Grow(buf[:0], grants) // at most one hold per grant
+	open := map[int]int{}               // client -> index in out of its open hold
 	end := func(c int, e Event, reason string) {
 		if i, ok := open[c]; ok {
 			out[i].EndSeq, out[i].EndTime, out[i].EndReason, out[i].Open = e.Seq, e.Time, reason, false
 			delete(open, c)
 		}
 	}
-	for _, e := range eventsInOrder(h) {
+	for _, e := range events {
 		switch {
 		case e.Kind == AcquireReturn && e.Granted:
 			if _, holding := open[e.Client]; !holding {

@@ -27,34 +27,39 @@ type NoHolderWindow struct {
 // the client stops. Failed attempts and the backoff between them keep it
 // waiting. A gap with no attempt in it is no window at all.
 func NoHolderWindows(h History) []NoHolderWindow {
-	return noHolderWindows(h, Attempts(h), holdsByStartTime(Holds(h)))
+	return new(Checker).noHolderWindows(h, Attempts(h), holdsByStartTime(nil, Holds(h)))
 }
 
 // noHolderWindows is NoHolderWindows over attempts and holds already derived
-// from h (holds in start-time order).
-func noHolderWindows(h History, all []Attempt, byTime []Hold) []NoHolderWindow {
-	attempts := attemptsByClient(h, all)
-	stops := stopTimes(h)
-	var out []NoHolderWindow
-	next := make([]int, len(attempts)) // per client: first attempt not yet behind us
-	for _, gap := range gapsBetweenHolds(h, byTime) {
-		var waits []clientWait
-		for c, as := range attempts {
-			for next[c] < len(as) && as[next[c]].ReturnTime <= gap.start && as[next[c]].CallTime < gap.start {
-				next[c]++ // returned before the gap opened
+// from h (holds in start-time order). The windows live in c's memory.
+func (c *Checker) noHolderWindows(h History, all []Attempt, byTime []Hold) []NoHolderWindow {
+	attempts := c.attemptsByClient(h, all)
+	stops := c.stopTimes(h)
+	c.gaps = gapsBetweenHolds(c.gaps[:0], h, byTime)
+	c.windows, c.windowClients = c.windows[:0], c.windowClients[:0]
+	c.next = slices.Grow(c.next[:0], len(attempts))[:len(attempts)]
+	next := c.next // per client: first attempt not yet behind us
+	clear(next)
+	for _, gap := range c.gaps {
+		waits := c.waits[:0]
+		for client, as := range attempts {
+			i := &next[client]
+			for *i < len(as) && as[*i].ReturnTime <= gap.start && as[*i].CallTime < gap.start {
+				*i++ // returned before the gap opened
 			}
-			if next[c] == len(as) || as[next[c]].CallTime > gap.end {
+			if *i == len(as) || as[*i].CallTime > gap.end {
 				continue
 			}
-			from, to := max(as[next[c]].CallTime, gap.start), gap.end
-			if stop, ok := stops[c]; ok && stop >= from && stop < to {
+			from, to := max(as[*i].CallTime, gap.start), gap.end
+			if stop, ok := stops[client]; ok && stop >= from && stop < to {
 				to = stop
 			}
-			waits = append(waits, clientWait{c, from, to})
+			waits = append(waits, clientWait{client, from, to})
 		}
-		out = append(out, mergeWaits(waits, gap)...)
+		c.waits = waits
+		c.windows, c.windowClients = mergeWaits(c.windows, c.windowClients, waits, gap)
 	}
-	return out
+	return c.windows
 }
 
 type clientWait struct {
@@ -62,23 +67,27 @@ type clientWait struct {
 	from, to int64
 }
 
-// mergeWaits joins overlapping client waits of one gap into windows.
-func mergeWaits(waits []clientWait, gap timeGap) []NoHolderWindow {
+// mergeWaits joins overlapping client waits of one gap into windows, appended
+// to out. The windows' Clients are cut from clients, which is returned grown.
+func mergeWaits(out []NoHolderWindow, clients []int, waits []clientWait, gap timeGap) ([]NoHolderWindow, []int) {
 	slices.SortStableFunc(waits, func(a, b clientWait) int { return cmp.Compare(a.from, b.from) })
-	var out []NoHolderWindow
-	for _, w := range waits {
-		if n := len(out); n > 0 && w.from <= out[n-1].End {
-			out[n-1].End = max(out[n-1].End, w.to)
-			out[n-1].Clients = append(out[n-1].Clients, w.client)
-			continue
+	for i := 0; i < len(waits); {
+		w := NoHolderWindow{Start: waits[i].from, End: waits[i].to}
+		j := i + 1 // waits[i:j] make the window
+		for ; j < len(waits) && waits[j].from <= w.End; j++ {
+			w.End = max(w.End, waits[j].to)
 		}
-		out = append(out, NoHolderWindow{Start: w.from, End: w.to, Clients: []int{w.client}})
+		first := len(clients)
+		for _, x := range waits[i:j] {
+			clients = append(clients, x.client)
+		}
+		w.Clients = clients[first:len(clients):len(clients)]
+		slices.Sort(w.Clients)
+		w.Granted = gap.granted && w.End == gap.end
+		out = append(out, w)
+		i = j
 	}
-	for i := range out {
-		slices.Sort(out[i].Clients)
-		out[i].Granted = gap.granted && out[i].End == gap.end
-	}
-	return out
+	return out, clients
 }
 
 type timeGap struct {
@@ -86,10 +95,9 @@ type timeGap struct {
 	granted    bool // a hold starts at end
 }
 
-// gapsBetweenHolds is the complement in [0, End] of the union of all holds,
-// in true time.
-func gapsBetweenHolds(h History, holds []Hold) []timeGap {
-	var gaps []timeGap
+// gapsBetweenHolds appends to gaps the complement in [0, End] of the union of
+// all holds, in true time.
+func gapsBetweenHolds(gaps []timeGap, h History, holds []Hold) []timeGap {
 	covered := int64(0) // everything before this is held or already a gap
 	for _, hd := range holds {
 		if hd.StartTime > covered {
@@ -103,32 +111,37 @@ func gapsBetweenHolds(h History, holds []Hold) []timeGap {
 	return gaps
 }
 
-// holdsByStartTime is a copy of holds sorted by start time (gaps and
-// availability are measured in true time).
-func holdsByStartTime(holds []Hold) []Hold {
-	byTime := slices.Clone(holds)
+// holdsByStartTime is a copy of holds, in buf's memory, sorted by start time
+// (gaps and availability are measured in true time).
+func holdsByStartTime(buf, holds []Hold) []Hold {
+	byTime := append(buf[:0], holds...)
 	slices.SortStableFunc(byTime, func(a, b Hold) int { return cmp.Compare(a.StartTime, b.StartTime) })
 	return byTime
 }
 
-// attemptsByClient groups the attempts per client index, each in call order.
-func attemptsByClient(h History, all []Attempt) [][]Attempt {
+// attemptsByClient groups the attempts per client index, each in call order,
+// in c's memory.
+func (c *Checker) attemptsByClient(h History, all []Attempt) [][]Attempt {
 	n := len(h.Clients)
 	for _, a := range all {
 		n = max(n, a.Client+1)
 	}
 	// One backing array, cut per client: no slice grows.
-	counts := make([]int, n)
+	counts := slices.Grow(c.counts[:0], n)[:n]
+	c.counts = counts
+	clear(counts)
 	for _, a := range all {
 		if a.Client >= 0 {
 			counts[a.Client]++
 		}
 	}
-	backing := make([]Attempt, 0, len(all))
-	out := make([][]Attempt, n)
-	for c := range out {
-		out[c] = backing[len(backing) : len(backing) : len(backing)+counts[c]]
-		backing = backing[:len(backing)+counts[c]]
+	backing := slices.Grow(c.byClientBacking[:0], len(all))
+	c.byClientBacking = backing
+	out := slices.Grow(c.byClient[:0], n)[:n]
+	c.byClient = out
+	for client := range out {
+		out[client] = backing[len(backing) : len(backing) : len(backing)+counts[client]]
+		backing = backing[:len(backing)+counts[client]]
 	}
 	for _, a := range all {
 		if a.Client >= 0 {
@@ -138,9 +151,14 @@ func attemptsByClient(h History, all []Attempt) [][]Attempt {
 	return out
 }
 
-// stopTimes maps each client that stopped to the true time it first did.
-func stopTimes(h History) map[int]int64 {
-	stops := map[int]int64{}
+// stopTimes maps each client that stopped to the true time it first did, in
+// c's memory.
+func (c *Checker) stopTimes(h History) map[int]int64 {
+	if c.stops == nil {
+		c.stops = map[int]int64{}
+	}
+	stops := c.stops
+	clear(stops)
 	for _, e := range eventsInOrder(h) {
 		if _, seen := stops[e.Client]; e.Kind == ClientStop && !seen {
 			stops[e.Client] = e.Time
@@ -175,7 +193,7 @@ func checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation,
 		return Violation{
 			Kind:    Liveness,
 			Time:    from,
-			Clients: w.Clients,
+			Clients: slices.Clone(w.Clients), // w may live in a Checker's memory
 			Story: fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s (bound %s)",
 				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound)),
 		}, true

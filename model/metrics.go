@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 
 	"golang.org/x/exp/stats"
 )
@@ -10,15 +11,16 @@ import (
 // attempts, call to return in true time; availability is the share of
 // [0, End] covered by at least one hold.
 func ComputeMetrics(h History) Metrics {
-	byTime := holdsByStartTime(Holds(h))
+	c := new(Checker)
+	byTime := holdsByStartTime(nil, Holds(h))
 	attempts := Attempts(h)
-	return computeMetrics(h, attempts, byTime, noHolderWindows(h, attempts, byTime))
+	return c.computeMetrics(h, attempts, byTime, c.noHolderWindows(h, attempts, byTime))
 }
 
 // computeMetrics is ComputeMetrics over what Check already derived.
-func computeMetrics(h History, attempts []Attempt, byTime []Hold, windows []NoHolderWindow) Metrics {
+func (c *Checker) computeMetrics(h History, attempts []Attempt, byTime []Hold, windows []NoHolderWindow) Metrics {
 	m := Metrics{Leftovers: len(h.Leftovers), LongestNoHolderNS: longestNoHolder(windows)}
-	var latencies []float64
+	latencies := c.latencies[:0]
 	for _, a := range attempts {
 		switch a.Outcome {
 		case Granted:
@@ -28,7 +30,9 @@ func computeMetrics(h History, attempts []Attempt, byTime []Hold, windows []NoHo
 			m.FailedAttempts++
 		}
 	}
+	c.latencies = latencies
 	if len(latencies) > 0 {
+		slices.Sort(latencies) // else Quantiles sorts a copy
 		q := stats.Quantiles(latencies, 0.5, 0.99)
 		m.AcquireP50, m.AcquireP99 = int64(math.Round(q[0])), int64(math.Round(q[1]))
 		m.MessagesPerGrant = float64(h.Messages) / float64(m.Grants)

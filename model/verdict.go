@@ -25,7 +25,10 @@ func Check(h History, opts CheckOptions) Verdict {
 
 // CheckErr is Check returning its errors instead of panicking. Without
 // opts.Porcupine, it errs only on invalid options.
-func CheckErr(h History, opts CheckOptions) (Verdict, error) {
+func CheckErr(h History, opts CheckOptions) (Verdict, error) { return new(Checker).CheckErr(h, opts) }
+
+// CheckErr is the package's CheckErr with the Checker's memory.
+func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	if err := opts.Validate(); err != nil {
 		return Verdict{}, err
 	}
@@ -35,11 +38,11 @@ func CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	}
 	// Holds, attempts and no-holder windows feed several checkers: derive
 	// each once.
-	holds := Holds(h)
-	byTime := holdsByStartTime(holds)
-	attempts := Attempts(h)
-	windows := noHolderWindows(h, attempts, byTime)
-	overlap, found := firstOverlap(h, holds)
+	c.holds = holdsInto(c.holds, h)
+	c.byTime = holdsByStartTime(c.byTime, c.holds)
+	c.attempts = attemptsInto(c.attempts, h)
+	windows := c.noHolderWindows(h, c.attempts, c.byTime)
+	overlap, found := firstOverlap(h, c.holds)
 	if found {
 		v.Violations = append(v.Violations, overlap)
 	}
@@ -48,7 +51,7 @@ func CheckErr(h History, opts CheckOptions) (Verdict, error) {
 			return Verdict{}, &DisagreementError{Sweep: overlap, SweepFound: found, PorcupineOK: ok}
 		}
 	}
-	if lost, found := CheckCounter(h); found {
+	if lost, found := c.checkCounter(h); found {
 		v.Violations = append(v.Violations, lost)
 	}
 	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
@@ -59,7 +62,7 @@ func CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	slices.SortStableFunc(v.Violations, func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
 	})
-	v.Metrics = computeMetrics(h, attempts, byTime, windows)
+	v.Metrics = c.computeMetrics(h, c.attempts, c.byTime, windows)
 	return v, nil
 }
 

@@ -1,0 +1,40 @@
+package model
+
+import "github.com/anishathalye/porcupine"
+
+// Checker checks histories as Check does, keeping the memory the checkers
+// derive from a history (holds, attempts, gaps, no-holder windows, counter
+// operations) for the next one. A sweep checks thousands of histories and
+// throws each away; allocating that memory anew for every one kept the
+// garbage collector running every few seeds.
+//
+// The zero value is ready to use. A Checker must not be used by two
+// goroutines at once (keep one per worker); nothing a call returns points
+// into its memory.
+type Checker struct {
+	holds, byTime []Hold
+	attempts      []Attempt
+	// byClient cuts byClientBacking per client: attemptsByClient.
+	byClient        [][]Attempt
+	byClientBacking []Attempt
+	counts          []int // attempts per client
+	next            []int // per client: noHolderWindows' first attempt not behind us
+	stops           map[int]int64
+	gaps            []timeGap
+	waits           []clientWait
+	windows         []NoHolderWindow
+	windowClients   []int // backing of windows' Clients
+	counterOps      []counterOp
+	incs            []int // collidedIncrements' indexes into counterOps
+	ops             []porcupine.Operation
+	latencies       []float64
+}
+
+// Check is the package's Check with the Checker's memory.
+func (c *Checker) Check(h History, opts CheckOptions) Verdict {
+	v, err := c.CheckErr(h, opts)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
