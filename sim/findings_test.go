@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"locksim/algorithm"
+	"locksim/faults"
 	"locksim/model"
 )
 
@@ -180,4 +182,26 @@ func TestFindingPanicInVariantConstructor(t *testing.T) {
 	if a == nil || a.Kind != model.Panic || !strings.Contains(a.Detail, "no lock for you") {
 		t.Fatalf("want a panic finding naming the constructor's panic, got %+v", a)
 	}
+}
+
+// A panic in an event handler is a simulator bug, not a client's finding,
+// even when the handler runs on a blocked client's coroutine (see
+// process.block): it must reach the caller of Run.
+func TestSimulatorPanicInHandlerIsNotAFinding(t *testing.T) {
+	c := smallConfig()
+	plan := faults.Plan{Events: []faults.Event{{Kind: faults.Crash, Node: 0, At: 10 * time.Second}}}
+	w, err := newWorld(Scenario{Config: c, Variant: naive, Plan: plan, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.plan.Events[0].Kind = "no such kind" // startFault panics on it
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "unknown fault kind") {
+			t.Fatalf("recovered %v, want the handler's panic", r)
+		}
+		if w.abort != nil {
+			t.Fatalf("the handler's panic became a finding: %s", w.abort.Detail)
+		}
+	}()
+	w.loop()
 }

@@ -41,6 +41,13 @@ type world struct {
 	trace   []model.TraceEvent
 	abort   *model.Abort
 	ended   bool
+
+	// woken is the process the current event wakes (an event wakes at most
+	// one, as its last act); handoff is the process a blocked process's
+	// coroutine asks loop to resume (nil: the run is over). See loop.
+	woken    *process
+	handoff  *process
+	inEvents bool
 }
 
 type host struct {
@@ -123,9 +130,28 @@ func newWorld(s Scenario) (*world, error) {
 	return w, nil
 }
 
-// loop runs events until the time is up, the event cap is hit, or a client
-// misbehaves.
+// loop runs the scenario until the time is up, the event cap is hit, or a
+// client misbehaves. Events run on this goroutine until one wakes a process;
+// from then on they run on the coroutine of whichever process is blocked
+// (see process.block), which hands over here only to have another process
+// resumed: a coroutine can only switch back to the goroutine that resumed it.
 func (w *world) loop() {
+	p := w.runEvents()
+	for p != nil {
+		w.handoff = nil
+		p.run()
+		if p = w.handoff; p == nil {
+			p = w.runEvents() // p ended, or the run is over
+		}
+	}
+}
+
+// runEvents steps events until one wakes a process, and returns that
+// process; nil once the run is over. It runs on whichever goroutine called
+// it; inEvents tells a process's panic handler that a panic came from here
+// (a simulator bug), not from client code.
+func (w *world) runEvents() *process {
+	w.inEvents = true
 	for w.q.len() > 0 && !w.ended && w.abort == nil {
 		e := w.q.pop()
 		w.now = e.at
@@ -137,7 +163,14 @@ func (w *world) loop() {
 		}
 		w.mix(uint64(e.at), uint64(e.kind), uint64(e.a), e.b)
 		w.step(e)
+		if p := w.woken; p != nil {
+			w.woken = nil
+			w.inEvents = false
+			return p
+		}
 	}
+	w.inEvents = false
+	return nil
 }
 
 func (w *world) step(e event) {
