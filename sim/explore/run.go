@@ -71,6 +71,9 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 // buffersPool lends simulator memory to runs whose history is not kept.
 var buffersPool = sync.Pool{New: func() any { return new(sim.Buffers) }}
 
+// checkerPool lends checker memory to runs: a verdict keeps none of it.
+var checkerPool = sync.Pool{New: func() any { return new(model.Checker) }}
+
 // Options say how much to keep of a run.
 type Options struct {
 	Check model.CheckOptions
@@ -116,7 +119,9 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
 	out = Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace}
-	out.Verdict = model.Check(res.History, opt.Check)
+	checker := checkerPool.Get().(*model.Checker)
+	defer checkerPool.Put(checker)
+	out.Verdict = checker.Check(res.History, opt.Check)
 	if opt.Keep {
 		out.History = res.History
 	}
