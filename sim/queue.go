@@ -73,8 +73,8 @@ func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 }
 
 // pop returns the earliest event and leaves its slot vacant. The queue must
-// not be empty.
-func (q *queue) pop() event {
+// not be empty. The event stays valid only until the next push or pop.
+func (q *queue) pop() *event {
 	if q.vacant {
 		// Fill the previous pop's slot with the last item.
 		last := len(q.items) - 1
@@ -85,7 +85,7 @@ func (q *queue) pop() event {
 		}
 	}
 	q.vacant = true
-	return q.items[0]
+	return &q.items[0]
 }
 
 // siftDown puts e into the vacant root and moves it down to its place,

@@ -33,7 +33,7 @@ func TestQueueOrderAgainstSortedModel(t *testing.T) {
 				if len(model) == 0 {
 					t.Skip("empty")
 				}
-				got, want := q.pop(), model[0]
+				got, want := *q.pop(), model[0]
 				model = model[1:]
 				if got != want {
 					t.Fatalf("pop = %+v, want %+v", got, want)

@@ -173,7 +173,9 @@ func (w *world) runEvents() *process {
 	return nil
 }
 
-func (w *world) step(e event) {
+// step runs event e's handler. e is read only as the handler's arguments:
+// the handler's pushes reuse its slot (see queue.pop).
+func (w *world) step(e *event) {
 	switch e.kind {
 	case evStart:
 		w.clients[e.a].wake()
