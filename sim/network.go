@@ -133,7 +133,7 @@ func (w *world) deliver(i int32) {
 		w.resourceAccess(m)
 	case m.to.isClient():
 		w.freeMsgs = append(w.freeMsgs, i)
-		w.clients[m.to.client()].replyArrived(m.call, m.rep)
+		w.clients[m.to.client()].replyArrived(m.call, &m.rep)
 	default:
 		n := &w.nodes[m.to]
 		if w.now < n.clogUntil {

@@ -194,8 +194,9 @@ func (p *process) step() {
 	}
 }
 
-// rpc sends a request to node ni and blocks until its reply or timeout.
-func (p *process) rpc(ni int, r request) reply {
+// rpc sends a request to node ni and blocks until its reply or timeout. The
+// reply stays valid until the process's next call.
+func (p *process) rpc(ni int, r request) *reply {
 	p.step()
 	w := p.w
 	p.call++
@@ -207,17 +208,17 @@ func (p *process) rpc(ni int, r request) reply {
 		w.q.push(p.deadline, evTimeout, int32(p.idx), 0)
 	}
 	p.block()
-	return p.res
+	return &p.res
 }
 
-func (p *process) replyArrived(call uint64, r reply) {
+func (p *process) replyArrived(call uint64, r *reply) {
 	if call != p.call || p.resolved {
 		return // a duplicate, or the reply to a call that already timed out
 	}
 	if p.deadline != 0 && p.w.now >= p.deadline {
 		return // too late: the timeout wins a tie; the timer resolves the call
 	}
-	p.resolved, p.res = true, r
+	p.resolved, p.res = true, *r
 	p.wake()
 }
 
