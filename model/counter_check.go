@@ -98,26 +98,29 @@ func (c *Checker) collidedIncrements(h History, ops []counterOp) (Violation, boo
 
 // stuckAccess names the first access (by call) that porcupine's longest
 // partial linearization could not place. It asks for no timeout, so the
-// result depends only on the history.
+// set of partial linearizations depends only on the history; porcupine
+// lists them in map order, so among equally long ones it takes the one that
+// gets stuck latest: the verdict is the same on every check.
 func stuckAccess(h History, model porcupine.Model, ops []porcupine.Operation) Violation {
 	_, info := porcupine.CheckOperationsVerbose(model, ops, 0)
-	placed := make([]bool, len(ops))
+	stuck, longest := 0, -1
 	if parts := info.PartialLinearizations(); len(parts) > 0 {
-		var longest []int
+		placed := make([]bool, len(ops))
 		for _, lin := range parts[0] {
-			if len(lin) > len(longest) {
-				longest = lin
+			if len(lin) < longest {
+				continue
 			}
-		}
-		for _, id := range longest {
-			placed[id] = true
-		}
-	}
-	stuck := 0
-	for i := range ops {
-		if !placed[i] {
-			stuck = i
-			break
+			clear(placed)
+			for _, id := range lin {
+				placed[id] = true
+			}
+			first := slices.Index(placed, false)
+			if first < 0 {
+				continue // every access placed: not what a rejection lists
+			}
+			if len(lin) > longest || first > stuck {
+				stuck, longest = first, len(lin)
+			}
 		}
 	}
 	op := ops[stuck]
