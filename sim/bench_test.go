@@ -209,10 +209,10 @@ func BenchmarkQueue(b *testing.B) {
 	var q queue
 	r := newStream(1, 1)
 	for range 100 {
-		q.push(between(r, 0, 200), evTimeout, 0, 0)
+		q.push(between(&r, 0, 200), evTimeout, 0, 0)
 	}
 	for b.Loop() {
 		e := q.pop()
-		q.push(e.at+between(r, 1, 200), evTimeout, 0, 0)
+		q.push(e.at+between(&r, 1, 200), evTimeout, 0, 0)
 	}
 }

@@ -60,7 +60,7 @@ func (w *world) cut(from, to endpoint) bool {
 
 // latency draws one message's one-way delay.
 func (w *world) latency() int64 {
-	r := w.netRand
+	r := &w.netRand
 	d := between(r, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
 	if w.cfg.LatencyTail > 0 && chance(r, 10_000) { // 1% of messages are slow
 		d += between(r, 0, int64(w.cfg.LatencyTail))
@@ -101,19 +101,19 @@ func (w *world) send(m *message) {
 			w.note("drop %s (partition)", w.describe(m))
 		}
 		return
-	case chance(w.netRand, uint32(net.LossPPM)):
+	case chance(&w.netRand, uint32(net.LossPPM)):
 		if w.tracing {
 			w.note("drop %s (loss)", w.describe(m))
 		}
 		return
-	case m.isReply && chance(w.netRand, uint32(net.ReplyLossPPM)):
+	case m.isReply && chance(&w.netRand, uint32(net.ReplyLossPPM)):
 		if w.tracing {
 			w.note("drop %s (reply lost after apply)", w.describe(m))
 		}
 		return
 	}
 	w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
-	if chance(w.netRand, uint32(net.DuplicatePPM)) {
+	if chance(&w.netRand, uint32(net.DuplicatePPM)) {
 		if w.tracing {
 			w.note("duplicate %s", w.describe(m))
 		}

@@ -21,7 +21,7 @@ type process struct {
 	host     int
 	name     string
 	lock     algorithm.Lock
-	workRand *rand.Rand // think and hold times
+	workRand stream     // think and hold times
 	algoRand *rand.Rand // handed to the algorithm via Env.Rand
 
 	next  func() (struct{}, bool)
@@ -66,7 +66,7 @@ type livelockSignal struct{}
 func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 	p := &process{w: w, idx: idx, host: host, name: name,
 		workRand: newStream(seed, streamWorkload+uint64(idx)),
-		algoRand: newStream(seed, streamAlgo+uint64(idx)),
+		algoRand: newAlgoStream(seed, streamAlgo+uint64(idx)),
 		topoGen:  -1,
 	}
 	p.lock = p.newLock()

@@ -1,6 +1,9 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math/bits"
+	"math/rand/v2"
+)
 
 // Random streams: one per component, each split from the scenario seed, so
 // that drawing more from one (adding a fault) never reshuffles another (the
@@ -20,20 +23,56 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-func newStream(seed, id uint64) *rand.Rand {
+// stream is a random stream only the kernel draws from (network, fault
+// points, workload). It holds its PCG by value and draws from it directly,
+// with math/rand/v2's own bounded-draw algorithm copied below, so a draw
+// inlines instead of going through rand.Rand and the rand.Source interface,
+// and yields exactly the values rand.New(pcg) would (rand_test.go checks).
+type stream struct{ pcg rand.PCG }
+
+func newStream(seed, id uint64) stream {
 	s := splitmix64(seed ^ splitmix64(id))
-	return rand.New(rand.NewPCG(s, splitmix64(s)))
+	var st stream
+	st.pcg.Seed(s, splitmix64(s))
+	return st
+}
+
+// newAlgoStream is the stream an algorithm gets from Env.Rand: a
+// *rand.Rand, seeded as newStream seeds a kernel stream.
+func newAlgoStream(seed, id uint64) *rand.Rand {
+	st := newStream(seed, id)
+	return rand.New(&st.pcg)
+}
+
+// uint64n is (*rand.Rand).Uint64N on a 64-bit machine, line for line: a
+// draw in [0, n), n > 0, by Lemire's multiply-and-reject.
+func (s *stream) uint64n(n uint64) uint64 {
+	if n&(n-1) == 0 { // n is a power of two: mask
+		return s.pcg.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
+		}
+	}
+	return hi
 }
 
 // between draws uniformly from [lo, hi] (integers only: no float in a decision).
-func between(r *rand.Rand, lo, hi int64) int64 {
+func between(r *stream, lo, hi int64) int64 {
 	if hi <= lo {
 		return lo
 	}
-	return lo + r.Int64N(hi-lo+1)
+	n := hi - lo + 1
+	if n <= 0 {
+		panic("invalid argument to Int64N") // as rand.Rand would: the range overflows
+	}
+	return lo + int64(r.uint64n(uint64(n)))
 }
 
 // chance is true with probability ppm parts per million.
-func chance(r *rand.Rand, ppm uint32) bool {
-	return ppm > 0 && r.Uint32N(1_000_000) < ppm
+func chance(r *stream, ppm uint32) bool {
+	return ppm > 0 && r.uint64n(1_000_000) < uint64(ppm)
 }

@@ -16,7 +16,7 @@ func (p *process) workload() {
 			p.criticalSection(g)
 			p.release(g)
 		}
-		p.sleep(between(p.workRand, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
+		p.sleep(between(&p.workRand, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
 	}
 }
 
@@ -76,7 +76,7 @@ func (p *process) criticalSection(g algorithm.Grant) {
 	if !ok {
 		return
 	}
-	p.sleep(between(p.workRand, int64(p.w.cfg.HoldMin), int64(p.w.cfg.HoldMax)))
+	p.sleep(between(&p.workRand, int64(p.w.cfg.HoldMin), int64(p.w.cfg.HoldMax)))
 	if p.beliefEnded {
 		return
 	}
@@ -100,7 +100,7 @@ func (p *process) release(g algorithm.Grant) {
 // faultPoint pauses the client at a named place with the plan's probability.
 func (p *process) faultPoint(point faults.Point) {
 	pts := &p.w.plan.Points
-	if chance(p.w.pointRnd, uint32(pts.PausePPM)) {
+	if chance(&p.w.pointRnd, uint32(pts.PausePPM)) {
 		if p.w.tracing {
 			p.w.note("%s: pause %s at %s", p.name, fmtTime(int64(pts.PauseFor)), point)
 		}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sort"
 
 	"locksim/algorithm"
@@ -27,8 +26,8 @@ type world struct {
 
 	msgs     []message
 	freeMsgs []int32
-	netRand  *rand.Rand
-	pointRnd *rand.Rand
+	netRand  stream
+	pointRnd stream
 	parts    []partition
 
 	resource resource
@@ -120,7 +119,7 @@ func newWorld(s Scenario) (*world, error) {
 		}
 	}
 	for i, p := range w.clients {
-		start := between(p.workRand, 0, int64(cfg.ThinkMax))
+		start := between(&p.workRand, 0, int64(cfg.ThinkMax))
 		w.q.push(start, evStart, int32(i), 0)
 	}
 	for i, e := range w.plan.Events {
