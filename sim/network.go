@@ -71,27 +71,35 @@ func (w *world) latency() int64 {
 	return d
 }
 
-// allocMsg copies m into a free slab slot (the most recently freed first).
-func (w *world) allocMsg(m *message) int32 {
+// newMsg takes a slab slot for a message the caller then fills in: the
+// most recently freed slot first, else a new one at the end. A slot is
+// reused as it is, so the fields of the other kind of message (a request's
+// reply, a reply's request) may be stale: read only those of m's kind.
+func (w *world) newMsg() int32 {
 	if n := len(w.freeMsgs); n > 0 {
 		i := w.freeMsgs[n-1]
 		w.freeMsgs = w.freeMsgs[:n-1]
-		w.msgs[i] = *m
 		return i
 	}
-	w.msgs = append(w.msgs, *m)
+	w.msgs = append(w.msgs, message{})
 	return int32(len(w.msgs) - 1)
 }
 
-// send puts a message on the network: partitions, loss, reply loss and
+func (w *world) freeMsg(i int32) { w.freeMsgs = append(w.freeMsgs, i) }
+
+// send puts message i on the network: partitions, loss, reply loss and
 // duplication are decided here, at send time, from the network stream.
 //
-// m is only read: it is usually a literal on the caller's stack, copied once
-// into the slab.
-func (w *world) send(m *message) {
+// A dropped message's slot is freed at once. That leaves the slab as if the
+// message had never taken it: the slot was the most recently freed one,
+// and goes back on top of the free list, or it was new at the end, and the
+// next newMsg hands it out again, as it would have appended it. So every
+// later message gets the slot index it always got (the trace hash mixes it).
+func (w *world) send(i int32) {
 	w.hist.Messages++
+	m := &w.msgs[i]
 	if m.from == resourceEndpoint || m.to == resourceEndpoint {
-		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+		w.q.push(w.now+w.latency(), evDeliver, i, 0)
 		return
 	}
 	net := &w.plan.Network
@@ -100,39 +108,43 @@ func (w *world) send(m *message) {
 		if w.tracing {
 			w.note("drop %s (partition)", w.describe(m))
 		}
+		w.freeMsg(i)
 		return
 	case chance(&w.netRand, uint32(net.LossPPM)):
 		if w.tracing {
 			w.note("drop %s (loss)", w.describe(m))
 		}
+		w.freeMsg(i)
 		return
 	case m.isReply && chance(&w.netRand, uint32(net.ReplyLossPPM)):
 		if w.tracing {
 			w.note("drop %s (reply lost after apply)", w.describe(m))
 		}
+		w.freeMsg(i)
 		return
 	}
-	w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+	w.q.push(w.now+w.latency(), evDeliver, i, 0)
 	if chance(&w.netRand, uint32(net.DuplicatePPM)) {
 		if w.tracing {
 			w.note("duplicate %s", w.describe(m))
 		}
-		w.q.push(w.now+w.latency(), evDeliver, w.allocMsg(m), 0)
+		d := w.newMsg() // may grow the slab: m is stale from here
+		w.msgs[d] = w.msgs[i]
+		w.q.push(w.now+w.latency(), evDeliver, d, 0)
 	}
 }
 
 // deliver hands message i to its destination. The message is used in place:
-// its slot is freed before the handler runs (so the reply takes the same
-// slot, as the trace hash expects), and every handler reads all it needs
-// from m before it sends anything.
+// a reply's slot is freed before the client reads it (nothing is sent in
+// between), and a node or the resource answers in the request's own slot
+// (see nodeStep).
 func (w *world) deliver(i int32) {
 	m := &w.msgs[i]
 	switch {
 	case m.to == resourceEndpoint:
-		w.freeMsgs = append(w.freeMsgs, i)
-		w.resourceAccess(m)
+		w.resourceAccess(i)
 	case m.to.isClient():
-		w.freeMsgs = append(w.freeMsgs, i)
+		w.freeMsg(i)
 		w.clients[m.to.client()].replyArrived(m.call, &m.rep)
 	default:
 		n := &w.nodes[m.to]
@@ -141,13 +153,23 @@ func (w *world) deliver(i int32) {
 			w.q.push(n.clogUntil, evDeliver, i, 0)
 			return
 		}
-		w.freeMsgs = append(w.freeMsgs, i)
-		w.nodeStep(int(m.to), m)
+		w.nodeStep(int(m.to), i)
 	}
 }
 
+// turnAround makes request i its own reply, in place, and sends it. Taking
+// the request's slot is what freeing it and taking a new one would do: the
+// request's slot would be the most recently freed.
+func (w *world) turnAround(i int32, rep *reply) {
+	m := &w.msgs[i]
+	m.from, m.to, m.isReply = m.to, m.from, true
+	m.rep = *rep
+	w.send(i)
+}
+
 // nodeStep is a node's state machine: one request in, one reply out.
-func (w *world) nodeStep(ni int, m *message) {
+func (w *world) nodeStep(ni int, i int32) {
+	m := &w.msgs[i]
 	n := &w.nodes[ni]
 	var rep reply
 	switch {
@@ -168,5 +190,5 @@ func (w *world) nodeStep(ni int, m *message) {
 			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
 		}
 	}
-	w.send(&message{from: m.to, to: m.from, call: m.call, isReply: true, rep: rep})
+	w.turnAround(i, &rep)
 }

@@ -201,7 +201,11 @@ func (p *process) rpc(ni int, r request) *reply {
 	w := p.w
 	p.call++
 	p.resolved = false
-	w.send(&message{from: clientEndpoint(p.idx), to: endpoint(ni), call: p.call, req: r})
+	i := w.newMsg()
+	m := &w.msgs[i]
+	m.from, m.to, m.call, m.isReply = clientEndpoint(p.idx), endpoint(ni), p.call, false
+	m.req = r
+	w.send(i)
 	p.deadline = w.now + int64(w.cfg.RPCTimeout)
 	if p.timerAt == 0 {
 		p.timerAt = p.deadline

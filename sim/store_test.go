@@ -135,8 +135,9 @@ func storeWorld(t *rapid.T, restarting, quarantine bool, drift int64) *world {
 }
 
 func (w *world) stepNode(r request) reply {
-	m := message{from: clientEndpoint(0), to: 0, call: 1, req: r}
-	w.nodeStep(0, &m)
+	i := w.newMsg()
+	w.msgs[i] = message{from: clientEndpoint(0), to: 0, call: 1, req: r}
+	w.nodeStep(0, i)
 	if w.q.len() != 1 {
 		panic(fmt.Sprintf("a node step should send exactly one reply, queue has %d events", w.q.len()))
 	}

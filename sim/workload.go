@@ -115,8 +115,12 @@ func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool
 	p.step()
 	p.call++
 	p.resolved, p.deadline = false, 0 // the resource is reliable: no timeout
-	p.w.send(&message{from: clientEndpoint(p.idx), to: resourceEndpoint, call: p.call,
-		req: request{op: o}, resToken: g.Token, resValue: value})
+	i := p.w.newMsg()
+	m := &p.w.msgs[i]
+	m.from, m.to, m.call, m.isReply = clientEndpoint(p.idx), resourceEndpoint, p.call, false
+	m.req = request{op: o}
+	m.resToken, m.resValue = g.Token, value
+	p.w.send(i)
 	p.block()
 	return int64(p.res.counter), p.res.err == errNone
 }
@@ -127,7 +131,8 @@ type resource struct {
 	highest uint64 // newest fencing token seen
 }
 
-func (w *world) resourceAccess(m *message) {
+func (w *world) resourceAccess(i int32) {
+	m := &w.msgs[i]
 	r := &w.resource
 	accepted := true
 	if w.variant.Fenced {
@@ -157,5 +162,5 @@ func (w *world) resourceAccess(m *message) {
 	if w.tracing {
 		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
 	}
-	w.send(&message{from: resourceEndpoint, to: m.from, call: m.call, isReply: true, rep: rep})
+	w.turnAround(i, &rep)
 }
