@@ -157,13 +157,13 @@ func (w *world) deliver(i int32) {
 	}
 }
 
-// turnAround makes request i its own reply, in place, and sends it. Taking
-// the request's slot is what freeing it and taking a new one would do: the
-// request's slot would be the most recently freed.
-func (w *world) turnAround(i int32, rep *reply) {
+// turnAround makes request i a reply in place (its handler has written
+// m.rep) and sends it. Taking the request's slot is what freeing it and
+// taking a new one would do: the request's slot would be the most recently
+// freed.
+func (w *world) turnAround(i int32) {
 	m := &w.msgs[i]
 	m.from, m.to, m.isReply = m.to, m.from, true
-	m.rep = *rep
 	w.send(i)
 }
 
@@ -171,24 +171,23 @@ func (w *world) turnAround(i int32, rep *reply) {
 func (w *world) nodeStep(ni int, i int32) {
 	m := &w.msgs[i]
 	n := &w.nodes[ni]
-	var rep reply
 	switch {
 	case !n.up:
-		rep = reply{err: errServerDown} // a crashed node's host refuses at once
+		m.rep = reply{err: errServerDown} // a crashed node's host refuses at once
 		if w.tracing {
 			w.note("%s refuses %s (down)", n.name, w.describe(m))
 		}
 	case w.variant.Quarantine && n.restarted && w.now < n.restartAt+int64(w.cfg.TTL) && m.req.op.isWrite():
-		rep = reply{err: errServerDown}
+		m.rep = reply{err: errServerDown}
 		if w.tracing {
 			w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
 		}
 	default:
-		rep = n.store.apply(&m.req, n.clock.local(w.now))
-		w.mix(uint64(ni), uint64(m.req.op), uint64(rep.err), rep.item.Version)
+		n.store.apply(&m.req, n.clock.local(w.now), &m.rep)
+		w.mix(uint64(ni), uint64(m.req.op), uint64(m.rep.err), m.rep.item.Version)
 		if w.tracing {
-			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(rep))
+			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(m.rep))
 		}
 	}
-	w.turnAround(i, &rep)
+	w.turnAround(i)
 }

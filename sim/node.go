@@ -146,12 +146,14 @@ func (s *store) live(key string, now int64) (entry, bool) {
 }
 
 // put stores e under key: in place at index i, or as a new key if i < 0.
-func (s *store) put(i int, key string, e entry) {
-	if i >= 0 {
-		s.entries[i].entry = e
-		return
+// It returns the stored entry.
+func (s *store) put(i int, key string, e entry) *entry {
+	if i < 0 {
+		i = len(s.entries)
+		s.entries = append(s.entries, keyEntry{key: key})
 	}
-	s.entries = append(s.entries, keyEntry{key, e})
+	s.entries[i].entry = e
+	return &s.entries[i].entry
 }
 
 // removeAt deletes the entry at index i; the last entry takes its place.
@@ -165,59 +167,62 @@ func (s *store) removeAt(i int) {
 	s.entries = s.entries[:last]
 }
 
-func item(key string, e entry) algorithm.Item {
+func item(key string, e *entry) algorithm.Item {
 	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version}
 }
 
-// apply executes one request atomically at node-local time now.
-func (s *store) apply(r *request, now int64) reply {
+// apply executes one request atomically at node-local time now and writes
+// its reply to rep, every field of it (rep is reused memory: see
+// world.turnAround).
+func (s *store) apply(r *request, now int64, rep *reply) {
+	*rep = reply{}
 	i := s.liveIndex(r.key, now)
-	var e entry
-	ok := i >= 0
-	if ok {
-		e = s.entries[i].entry
+	var e *entry // the live entry under r.key; nil if none
+	if i >= 0 {
+		e = &s.entries[i].entry
 	}
 	switch r.op {
 	case opWriteIfAbsentOrSame:
-		if ok && e.owner != r.owner {
-			return reply{err: errKeyAlreadyExists}
+		if e != nil && e.owner != r.owner {
+			rep.err = errKeyAlreadyExists
+			return
 		}
-		e = entry{owner: r.owner, expiry: r.expiry, version: s.nextVersion(r.key)}
-		s.put(i, r.key, e)
-		return reply{item: item(r.key, e)}
+		e = s.put(i, r.key, entry{owner: r.owner, expiry: r.expiry, version: s.nextVersion(r.key)})
+		rep.item = item(r.key, e)
 	case opRead:
-		if !ok {
-			return reply{err: errKeyNotFound}
+		if e == nil {
+			rep.err = errKeyNotFound
+			return
 		}
-		return reply{item: item(r.key, e)}
+		rep.item = item(r.key, e)
 	case opRemove:
-		if !ok || e.version != r.version {
-			return reply{err: errKeyVersionChanged}
+		if e == nil || e.version != r.version {
+			rep.err = errKeyVersionChanged
+			return
 		}
 		s.removeAt(i)
-		return reply{}
 	case opSetIfAbsentTTL:
-		if ok {
-			return reply{err: errKeyAlreadyExists, item: item(r.key, e)}
+		if e != nil {
+			rep.err, rep.item = errKeyAlreadyExists, item(r.key, e)
+			return
 		}
-		e = entry{owner: r.owner, version: s.nextVersion(r.key), expireAt: now + r.ttl}
-		s.put(i, r.key, e)
-		return reply{item: item(r.key, e)}
+		e = s.put(i, r.key, entry{owner: r.owner, version: s.nextVersion(r.key), expireAt: now + r.ttl})
+		rep.item = item(r.key, e)
 	case opCompareAndDelete:
-		if !ok || e.owner != r.owner {
-			return reply{err: errNotOwner}
+		if e == nil || e.owner != r.owner {
+			rep.err = errNotOwner
+			return
 		}
 		s.removeAt(i)
-		return reply{}
 	case opIncrement:
-		e.counter++
-		if !ok {
-			e.version = s.nextVersion(r.key)
+		if e == nil {
+			e = s.put(i, r.key, entry{version: s.nextVersion(r.key)})
 		}
-		s.put(i, r.key, e)
-		return reply{counter: e.counter}
+		e.counter++
+		rep.counter = e.counter
+	default:
+		panic("sim: unknown op")
 	}
-	panic("sim: unknown op")
 }
 
 // node is one DHT node: a store plus its liveness.

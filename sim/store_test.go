@@ -136,7 +136,9 @@ func storeWorld(t *rapid.T, restarting, quarantine bool, drift int64) *world {
 
 func (w *world) stepNode(r request) reply {
 	i := w.newMsg()
-	w.msgs[i] = message{from: clientEndpoint(0), to: 0, call: 1, req: r}
+	// The slot's reply is stale, as in a reused slot: the node must overwrite all of it.
+	stale := reply{err: errNotOwner, item: algorithm.Item{Key: "stale", Owner: "stale", Expiry: 9, Version: 9}, counter: 9}
+	w.msgs[i] = message{from: clientEndpoint(0), to: 0, call: 1, req: r, rep: stale}
 	w.nodeStep(0, i)
 	if w.q.len() != 1 {
 		panic(fmt.Sprintf("a node step should send exactly one reply, queue has %d events", w.q.len()))
@@ -241,11 +243,11 @@ func TestStoreRestartingVersionsRepeat(t *testing.T) {
 	for _, restarting := range []bool{false, true} {
 		s := newStore(restarting)
 		w := &request{op: opWriteIfAbsentOrSame, key: "k", owner: "a"}
-		first := s.apply(w, 0).item.Version
-		s.apply(&request{op: opRemove, key: "k", version: first}, 0)
-		second := s.apply(w, 0).item.Version
+		first := s.applied(w, 0).item.Version
+		s.applied(&request{op: opRemove, key: "k", version: first}, 0)
+		second := s.applied(w, 0).item.Version
 		s.wipe()
-		third := s.apply(w, 0).item.Version
+		third := s.applied(w, 0).item.Version
 		repeated := first == second && second == third
 		if repeated != restarting {
 			t.Errorf("restartingVersions=%v: versions %d, %d, %d after remove and wipe", restarting, first, second, third)
@@ -258,17 +260,17 @@ func TestStoreRestartingVersionsRepeat(t *testing.T) {
 func TestStoreTTLEndsAtDeadlineOnNodeClock(t *testing.T) {
 	s := newStore(false)
 	set := request{op: opSetIfAbsentTTL, key: "k", owner: "a", ttl: int64(time.Second)}
-	if r := s.apply(&set, 1000); r.err != errNone {
+	if r := s.applied(&set, 1000); r.err != errNone {
 		t.Fatalf("set: %v", r.err.err())
 	}
 	read := request{op: opRead, key: "k"}
-	if r := s.apply(&read, 1000+int64(time.Second)-1); r.err != errNone {
+	if r := s.applied(&read, 1000+int64(time.Second)-1); r.err != errNone {
 		t.Fatalf("read 1ns before the deadline: %v, want the item", r.err.err())
 	}
-	if r := s.apply(&read, 1000+int64(time.Second)); r.err != errKeyNotFound {
+	if r := s.applied(&read, 1000+int64(time.Second)); r.err != errKeyNotFound {
 		t.Fatalf("read at the deadline: %+v, want KeyNotFound", r)
 	}
-	if r := s.apply(&set, 1000+int64(time.Second)); r.err != errNone {
+	if r := s.applied(&set, 1000+int64(time.Second)); r.err != errNone {
 		t.Fatalf("set after expiry: %v, want a new item", r.err.err())
 	}
 }
@@ -285,4 +287,11 @@ func (s *store) lookup(key string) (entry, bool) {
 func (s *store) get(key string) entry {
 	e, _ := s.lookup(key)
 	return e
+}
+
+// applied is the reply of apply(r, now).
+func (s *store) applied(r *request, now int64) reply {
+	var rep reply
+	s.apply(r, now, &rep)
+	return rep
 }

@@ -144,7 +144,6 @@ func (w *world) resourceAccess(i int32) {
 	}
 	p := w.clients[m.from.client()]
 	ev := model.Event{Kind: model.ResourceRead, Token: m.resToken, HasToken: w.variant.Fenced, Accepted: accepted}
-	rep := reply{}
 	if m.req.op == opResourceWrite {
 		ev.Kind = model.ResourceWrite
 		ev.Value = m.resValue
@@ -154,13 +153,13 @@ func (w *world) resourceAccess(i int32) {
 	} else if accepted {
 		ev.Value = r.value
 	}
+	m.rep = reply{counter: uint64(ev.Value)} // the protected counter's value (never negative)
 	if !accepted {
-		rep.err = errNotOwner
+		m.rep.err = errNotOwner
 	}
-	rep.counter = uint64(ev.Value) // the protected counter's value (never negative)
 	w.record(p, ev)
 	if w.tracing {
 		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
 	}
-	w.turnAround(i, &rep)
+	w.turnAround(i)
 }
