@@ -104,7 +104,7 @@ func (w *world) send(i int32) {
 	}
 	net := &w.plan.Network
 	switch {
-	case w.cut(m.from, m.to):
+	case len(w.parts) > 0 && w.cut(m.from, m.to): // no call while nothing is partitioned
 		if w.tracing {
 			w.note("drop %s (partition)", w.describe(m))
 		}
