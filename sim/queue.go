@@ -52,24 +52,18 @@ func (q *queue) len() int {
 
 func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 	q.seq++
-	e := event{at: at, seq: q.seq, kind: kind, a: a, b: b}
+	var i int
 	if q.vacant {
 		q.vacant = false
-		q.siftDown(e)
-		return
+		i = q.sink(at, q.seq)
+	} else {
+		q.items = append(q.items, event{})
+		i = q.rise(len(q.items)-1, at, q.seq)
 	}
-	q.items = append(q.items, e)
-	// Sift up, moving parents down into the hole instead of swapping.
-	i := len(q.items) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !e.before(&q.items[parent]) {
-			break
-		}
-		q.items[i] = q.items[parent]
-		i = parent
-	}
-	q.items[i] = e
+	// The event is written once, where it belongs: the sifts move only the
+	// events around it and compare keys.
+	e := &q.items[i]
+	e.at, e.seq, e.kind, e.a, e.b = at, q.seq, kind, a, b
 }
 
 // pop returns the earliest event and leaves its slot vacant. The queue must
@@ -81,32 +75,47 @@ func (q *queue) pop() *event {
 		e := q.items[last]
 		q.items = q.items[:last]
 		if last > 0 {
-			q.siftDown(e)
+			q.items[q.sink(e.at, e.seq)] = e
 		}
 	}
 	q.vacant = true
 	return &q.items[0]
 }
 
-// siftDown puts e into the vacant root and moves it down to its place,
-// moving children up into the hole instead of swapping.
-func (q *queue) siftDown(e event) {
+// sink moves the hole at the root down to where an event keyed (at, seq)
+// belongs, moving the earlier child up into the hole at each level, and
+// returns the hole's index.
+func (q *queue) sink(at int64, seq uint64) int {
 	items := q.items
 	i, n := 0, len(items)
 	for {
 		l := 2*i + 1
 		if l >= n {
-			break
+			return i
 		}
 		m := l
 		if r := l + 1; r < n && items[r].before(&items[l]) {
 			m = r
 		}
-		if !items[m].before(&e) {
-			break
+		if c := &items[m]; c.at > at || c.at == at && c.seq > seq {
+			return i
 		}
 		items[i] = items[m]
 		i = m
 	}
-	items[i] = e
+}
+
+// rise moves the hole at index i up to where an event keyed (at, seq)
+// belongs, moving parents down into the hole, and returns the hole's index.
+func (q *queue) rise(i int, at int64, seq uint64) int {
+	items := q.items
+	for i > 0 {
+		parent := (i - 1) / 2
+		if p := &items[parent]; p.at < at || p.at == at && p.seq < seq {
+			return i
+		}
+		items[i] = items[parent]
+		i = parent
+	}
+	return i
 }
