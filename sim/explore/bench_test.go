@@ -45,19 +45,22 @@ func defaultScenario(classes ...faults.Class) Target {
 // (run and check); sim-only leaves the checkers out.
 func BenchmarkDefaultScenario(b *testing.B) {
 	tg := defaultScenario(faults.ClassAll)
-	b.Run("checked", func(b *testing.B) {
-		benchSeeds(b, func(seed uint64) int64 {
-			out, err := RunSeed(tg, seed, DefaultOptions())
-			if err != nil {
-				b.Fatal(err)
-			}
-			return out.Events
-		})
-	})
+	b.Run("checked", func(b *testing.B) { benchChecked(b, tg) })
 	b.Run("sim-only", func(b *testing.B) { benchSimOnly(b, tg) })
 	// The same world without faults: the work the hand-rolled synctest
 	// baseline (BenchmarkSynctestBaseline) does, for a like-for-like count.
 	b.Run("sim-only-fault-free", func(b *testing.B) { benchSimOnly(b, defaultScenario(faults.ClassNone)) })
+	b.Run("checked-fault-free", func(b *testing.B) { benchChecked(b, defaultScenario(faults.ClassNone)) })
+}
+
+func benchChecked(b *testing.B, tg Target) {
+	benchSeeds(b, func(seed uint64) int64 {
+		out, err := RunSeed(tg, seed, DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return out.Events
+	})
 }
 
 func benchSimOnly(b *testing.B, tg Target) {
