@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // SweepOptions say which seeds to run and how.
@@ -86,54 +87,76 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	}
 	workers = max(1, min(workers, len(seeds)))
 
+	// Workers claim chunks of consecutive seeds from a shared counter and
+	// hand each chunk's outcomes over in one batch: a seed takes about a
+	// millisecond, and waking the collecting goroutine (or a feeder) once
+	// per seed cost the sweep ~8% of a core in scheduler wake-ups and
+	// spinning (docs/PERFORMANCE.md). A worker stops claiming once a seed
+	// at or before its next one has failed (unless KeepGoing), and flushes
+	// its batch at once when its own seed fails: seeds after the first
+	// failure are never needed.
+	chunk := sweepChunk(len(seeds), workers)
 	type result struct {
 		i   int
 		out Outcome
 		err error
 	}
-	jobs := make(chan int)
-	results := make(chan result, workers)
-	stop := make(chan struct{})
+	var next atomic.Int64      // the next unclaimed index into seeds
+	var firstStop atomic.Int64 // lowest index that failed or erred; len(seeds): none
+	firstStop.Store(int64(len(seeds)))
+	noteStop := func(i int) {
+		for {
+			cur := firstStop.Load()
+			if int64(i) >= cur || firstStop.CompareAndSwap(cur, int64(i)) {
+				return
+			}
+		}
+	}
+	results := make(chan []result, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range jobs {
-				out, err := RunSeed(t, seeds[i], o.Run)
-				results <- result{i, out, err}
+			for {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= len(seeds) || int64(lo) > firstStop.Load() {
+					return
+				}
+				hi := min(lo+chunk, len(seeds))
+				batch := make([]result, 0, hi-lo)
+				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
+					out, err := RunSeed(t, seeds[i], o.Run)
+					batch = append(batch, result{i, out, err})
+					if err != nil || (out.Failed() && !o.KeepGoing) {
+						noteStop(i)
+						break
+					}
+				}
+				results <- batch
 			}
 		}()
 	}
-	go func() {
-		defer close(jobs)
-		for i := range seeds {
-			select {
-			case jobs <- i:
-			case <-stop:
-				return
-			}
-		}
-	}()
 	go func() { wg.Wait(); close(results) }()
 
 	// Reorder: deliver outcome i only after 0..i-1.
 	var res SweepResult
 	var firstErr error
 	pending := map[int]result{}
-	next, stopped := 0, false
-	for r := range results {
-		pending[r.i] = r
-		for {
-			p, ok := pending[next]
-			if !ok || stopped {
+	nextOut, stopped := 0, false
+	for batch := range results {
+		for _, r := range batch {
+			pending[r.i] = r
+		}
+		for !stopped {
+			p, ok := pending[nextOut]
+			if !ok {
 				break
 			}
-			delete(pending, next)
-			next++
+			delete(pending, nextOut)
+			nextOut++
 			if p.err != nil {
 				firstErr, stopped = p.err, true
-				close(stop)
 				break
 			}
 			res.Runs++
@@ -148,10 +171,16 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 				}
 				if !o.KeepGoing {
 					stopped = true
-					close(stop)
 				}
 			}
 		}
 	}
 	return res, firstErr
+}
+
+// sweepChunk is how many consecutive seeds a worker claims at once: enough
+// to make hand-overs rare, few enough that the last chunks still spread
+// over the workers (at least 16 chunks per worker, at most 8 seeds each).
+func sweepChunk(seeds, workers int) int {
+	return max(1, min(8, seeds/(16*workers)))
 }
