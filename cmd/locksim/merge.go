@@ -227,8 +227,9 @@ func mergeShards(shards []sweepShard, partial bool) (mergedSweep, error) {
 		return mergedSweep{}, fmt.Errorf("%s: shard count %d is more than merge takes (%d)", first.name, n, maxShards)
 	}
 	m := mergedSweep{shards: n, total: first.Seeds.Count, result: sweepJSON{
-		Target: first.Target,
-		Seeds:  seedsJSON{From: first.Seeds.From, Count: first.Seeds.Count},
+		Version: first.Version,
+		Target:  first.Target,
+		Seeds:   seedsJSON{From: first.Seeds.From, Count: first.Seeds.Count},
 	}}
 	byIndex := make([]*sweepShard, n)
 	for i := range shards {
@@ -274,6 +275,9 @@ func mergeShards(shards []sweepShard, partial bool) (mergedSweep, error) {
 func sameSweep(a, b sweepShard) error {
 	at, bt := a.Target, b.Target
 	switch {
+	case a.Version != b.Version:
+		return fmt.Errorf("not shards of one sweep: %s was run by %s, %s by %s (a seed may draw another plan in another version)",
+			a.name, versionOf(a), b.name, versionOf(b))
 	case at.Variant != bt.Variant:
 		return fmt.Errorf("not shards of one sweep: %s sweeps variant %s, %s variant %s", a.name, at.Variant, b.name, bt.Variant)
 	case !slices.Equal(at.Classes, bt.Classes):
@@ -287,6 +291,15 @@ func sameSweep(a, b sweepShard) error {
 		return fmt.Errorf("not shards of one sweep: %s is %s, %s %s", a.name, a.what(), b.name, b.what())
 	}
 	return nil
+}
+
+// versionOf names the locksim version that wrote a shard; output from
+// before sweep -json recorded it has none.
+func versionOf(s sweepShard) string {
+	if s.Version == "" {
+		return "an older locksim"
+	}
+	return s.Version
 }
 
 // rawClasses is the classes as given to -faults, in the order given (the

@@ -120,7 +120,7 @@ func printComparison(w io.Writer, r explore.Repro, o explore.Outcome) {
 		fmt.Fprintf(w, "recorded verdict:\n")
 		printVerdict(indent{w}, r.Verdict)
 	}
-	if r.Version != explore.Version {
+	if r.Version != explore.Version && !(sameVerdict && hash == r.TraceHash) {
 		fmt.Fprintf(w, "note: the repro was recorded by %s and this is %s; any difference may come from the version change\n",
 			r.Version, explore.Version)
 	}

@@ -17,6 +17,7 @@ import (
 
 // sweepJSON is what sweep -json prints.
 type sweepJSON struct {
+	Version  string        `json:"locksim_version"`
 	Target   targetJSON    `json:"target"`
 	Seeds    seedsJSON     `json:"seeds"`
 	Runs     int           `json:"runs"`
@@ -106,7 +107,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 
 	total := len(opts.Seeds())
 	prog := newProgress(stderr, total)
-	report := sweepJSON{Target: targetJSON{t.Variant, t.Classes, t.Config},
+	report := sweepJSON{Version: explore.Version, Target: targetJSON{t.Variant, t.Classes, t.Config},
 		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
 		Failures: []failureJSON{}}
 	var saveErr error

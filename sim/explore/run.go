@@ -18,8 +18,11 @@ import (
 	"locksim/variants"
 )
 
-// Version is written into every repro file.
-const Version = "locksim/0.1"
+// Version is written into every repro file and sweep -json output. It
+// changes whenever the same seed may draw another plan or run another way,
+// so that replay can say why a recorded run differs and merge can refuse
+// shards of different versions. 0.2: swarm crash bursts.
+const Version = "locksim/0.2"
 
 // Target is what to explore: an algorithm in a world, under fault classes.
 type Target struct {
