@@ -94,11 +94,17 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 		lines = append(lines, timelineLine{time: e.Time, rank: rankEvent, order: int(e.Seq),
 			who: clientName(h, e.Client), text: text})
 	}
+	// Only what happened before the run ended: a fault starting at the end
+	// itself still fires (it was scheduled before the end), one ending then
+	// does not.
 	for i, f := range plan.Events {
 		at := int64(f.At)
+		if at > h.End {
+			continue
+		}
 		lines = append(lines, timelineLine{time: at, rank: rankFault, order: 2 * i,
 			who: faultMarker, text: faultStart(h, f)})
-		if end, ok := faultEnd(h, f); ok {
+		if end, ok := faultEnd(h, f); ok && at+int64(f.For) < h.End {
 			lines = append(lines, timelineLine{time: at + int64(f.For), rank: rankFault, order: 2*i + 1,
 				who: faultMarker, text: end})
 		}

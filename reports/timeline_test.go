@@ -79,6 +79,27 @@ func TestTimelineOrdersTies(t *testing.T) {
 	}
 }
 
+func TestTimelineShowsOnlyFaultsBeforeTheEnd(t *testing.T) {
+	// A crash at the end itself fired; its restart, and anything later,
+	// did not happen in this run.
+	h := model.History{End: sec(10)}
+	plan := faults.Plan{Events: []faults.Event{
+		{At: 4 * time.Second, For: 3 * time.Second, Kind: faults.Crash, Node: 0},
+		{At: 8 * time.Second, For: 5 * time.Second, Kind: faults.Crash, Node: 1},
+		{At: 10 * time.Second, For: time.Second, Kind: faults.Crash, Node: 2},
+		{At: 11 * time.Second, For: time.Second, Kind: faults.Crash, Node: 3},
+	}}
+	got := timeline(t, h, plan, model.Verdict{}, TimelineOptions{})
+	want := "   4.000s  !! crash n0 for 3s\n" +
+		"   7.000s  !! n0 restarts\n" +
+		"   8.000s  !! crash n1 for 5s\n" +
+		"  10.000s  !! crash n2 for 1s\n" +
+		"  10.000s  -- run ends: counter 0, 0 messages\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestTimelineUnknownClientIsNamedByIndex(t *testing.T) {
 	h := model.History{Events: []model.Event{{Seq: 1, Time: 0, Client: 7, Kind: model.ReleaseReturn}}}
 	if got := timeline(t, h, faults.Plan{}, model.Verdict{}, TimelineOptions{}); !strings.Contains(got, "c7  release returned") {
