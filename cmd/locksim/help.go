@@ -20,6 +20,9 @@ Run "locksim help <subcommand>" or "locksim <subcommand> -h" for its flags and e
 
 exit codes: 0 no violation, 1 violation found, 2 bad usage or input.
 
+environment: GOGC, if set, is used as given; otherwise locksim runs at GOGC=400,
+since a sweep's garbage dies with each seed (docs/PERFORMANCE.md).
+
 find, replay, minimise:
   locksim sweep -variant original -faults skew -n 200 -out repros
   locksim replay repros/original-seed-2.json
