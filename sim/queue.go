@@ -29,60 +29,91 @@ func (e *event) before(o *event) bool {
 	return e.at < o.at || (e.at == o.at && e.seq < o.seq)
 }
 
-// queue is a binary min-heap of events ordered by (at, seq), typed so that
-// no interface boxing or allocation happens on push and pop.
+// nearCap is how many of the earliest events the queue keeps sorted. A run
+// has a few messages in flight, 1-5 ms ahead, and timers and sleeps
+// hundreds of ms ahead: the messages fit, and inserting one moves only the
+// few events due before it.
+const nearCap = 32
+
+// queue is the event queue, ordered by (at, seq), typed so that no
+// interface boxing or allocation happens on push and pop. It has two
+// levels: near, a short sorted array of the earliest events, and far, a
+// binary min-heap of all later ones. Every near event is before every far
+// one, so the earliest event is the last of near, or the root of far when
+// near is empty.
 //
-// Popping leaves the root's slot vacant until the next operation: most
-// events schedule another (a delivery schedules its reply), and a push into
-// the vacant root is one sift down from the top instead of a sift down to
-// remove the old root plus a sift up to add the new event. The order of
-// pops is the same either way: keys are unique, since seq is.
+// A pushed event goes to far if it is not before far's root (a timer or a
+// sleep behind others), else into near at its place; a full near hands its
+// latest event to far, where it becomes the root. Since seq grows with every
+// push, a pushed event is after every queued event at the same time, so
+// comparing times is enough to place it.
 type queue struct {
-	items  []event
-	seq    uint64
-	vacant bool // items[0] is the event last popped, not part of the queue
+	near  [nearCap]event // the earliest events, latest first: pop takes the last
+	nNear int
+	items []event // far: a binary min-heap on (at, seq)
+	seq   uint64
+	// popped holds an event popped from far, so that far can reuse its slot.
+	popped event
 }
 
-func (q *queue) len() int {
-	if q.vacant {
-		return len(q.items) - 1
-	}
-	return len(q.items)
-}
+func (q *queue) len() int { return q.nNear + len(q.items) }
 
 func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 	q.seq++
-	var i int
-	if q.vacant {
-		q.vacant = false
-		i = q.sink(at, q.seq)
-	} else {
-		q.items = append(q.items, event{})
-		i = q.rise(len(q.items)-1, at, q.seq)
+	if len(q.items) > 0 && at >= q.items[0].at {
+		q.pushFar(at, q.seq, kind, a, b)
+		return
 	}
-	// The event is written once, where it belongs: the sifts move only the
-	// events around it and compare keys.
-	e := &q.items[i]
+	j := q.nNear
+	if j == nearCap {
+		// Full: the latest near event or the pushed one, whichever is later,
+		// becomes far's earliest.
+		l := &q.near[0]
+		if at >= l.at {
+			q.pushFar(at, q.seq, kind, a, b)
+			return
+		}
+		q.pushFar(l.at, l.seq, l.kind, l.a, l.b)
+		copy(q.near[:nearCap-1], q.near[1:])
+		j--
+	}
+	q.nNear = j + 1
+	// Move the events due before the new one (or at its time: they were
+	// scheduled earlier) one place towards the end.
+	for j > 0 && q.near[j-1].at <= at {
+		q.near[j] = q.near[j-1]
+		j--
+	}
+	e := &q.near[j]
 	e.at, e.seq, e.kind, e.a, e.b = at, q.seq, kind, a, b
 }
 
-// pop returns the earliest event and leaves its slot vacant. The queue must
-// not be empty. The event stays valid only until the next push or pop.
+// pop returns the earliest event. The queue must not be empty. The event
+// stays valid only until the next push or pop.
 func (q *queue) pop() *event {
-	if q.vacant {
-		// Fill the previous pop's slot with the last item.
-		last := len(q.items) - 1
-		e := q.items[last]
-		q.items = q.items[:last]
-		if last > 0 {
-			q.items[q.sink(e.at, e.seq)] = e
-		}
+	if q.nNear > 0 {
+		q.nNear--
+		return &q.near[q.nNear] // the slot is reused by the next push into near
 	}
-	q.vacant = true
-	return &q.items[0]
+	q.popped = q.items[0]
+	last := len(q.items) - 1
+	e := q.items[last]
+	q.items = q.items[:last]
+	if last > 0 {
+		q.items[q.sink(e.at, e.seq)] = e
+	}
+	return &q.popped
 }
 
-// sink moves the hole at the root down to where an event keyed (at, seq)
+// pushFar adds an event to far. The event is written once, where it
+// belongs: the sift moves only the events around it and compares keys.
+func (q *queue) pushFar(at int64, seq uint64, kind evKind, a int32, b uint64) {
+	q.items = append(q.items, event{})
+	e := &q.items[q.rise(len(q.items)-1, at, seq)]
+	e.at, e.seq, e.kind, e.a, e.b = at, seq, kind, a, b
+}
+
+// sink moves the hole at far's root down to where an event keyed (at, seq)
 // belongs, moving the earlier child up into the hole at each level, and
 // returns the hole's index.
 func (q *queue) sink(at int64, seq uint64) int {
