@@ -105,33 +105,38 @@ func (w *world) send(i int32) {
 	net := &w.plan.Network
 	switch {
 	case len(w.parts) > 0 && w.cut(m.from, m.to): // no call while nothing is partitioned
-		if w.tracing {
-			w.note("drop %s (partition)", w.describe(m))
-		}
-		w.freeMsg(i)
+		w.drop(i, "partition")
 		return
 	case chance(&w.netRand, uint32(net.LossPPM)):
-		if w.tracing {
-			w.note("drop %s (loss)", w.describe(m))
-		}
-		w.freeMsg(i)
+		w.drop(i, "loss")
 		return
 	case m.isReply && chance(&w.netRand, uint32(net.ReplyLossPPM)):
-		if w.tracing {
-			w.note("drop %s (reply lost after apply)", w.describe(m))
-		}
-		w.freeMsg(i)
+		w.drop(i, "reply lost after apply")
 		return
 	}
 	w.q.push(w.now+w.latency(), evDeliver, i, 0)
 	if chance(&w.netRand, uint32(net.DuplicatePPM)) {
-		if w.tracing {
-			w.note("duplicate %s", w.describe(m))
-		}
-		d := w.newMsg() // may grow the slab: m is stale from here
-		w.msgs[d] = w.msgs[i]
-		w.q.push(w.now+w.latency(), evDeliver, d, 0)
+		w.duplicate(i)
 	}
+}
+
+// drop frees message i's slot, which send decided not to deliver. It is
+// out of send, with the tracing, so that send stays small.
+func (w *world) drop(i int32, why string) {
+	if w.tracing {
+		w.note("drop %s (%s)", w.describe(&w.msgs[i]), why)
+	}
+	w.freeMsg(i)
+}
+
+// duplicate delivers a copy of message i, in its own slot.
+func (w *world) duplicate(i int32) {
+	if w.tracing {
+		w.note("duplicate %s", w.describe(&w.msgs[i]))
+	}
+	d := w.newMsg() // may grow the slab
+	w.msgs[d] = w.msgs[i]
+	w.q.push(w.now+w.latency(), evDeliver, d, 0)
 }
 
 // deliver hands message i to its destination. The message is used in place:
@@ -157,12 +162,11 @@ func (w *world) deliver(i int32) {
 	}
 }
 
-// turnAround makes request i a reply in place (its handler has written
-// m.rep) and sends it. Taking the request's slot is what freeing it and
+// turnAround makes request m, in slot i, a reply in place (its handler has
+// written m.rep) and sends it. Taking the request's slot is what freeing it and
 // taking a new one would do: the request's slot would be the most recently
 // freed.
-func (w *world) turnAround(i int32) {
-	m := &w.msgs[i]
+func (w *world) turnAround(m *message, i int32) {
 	m.from, m.to, m.isReply = m.to, m.from, true
 	w.send(i)
 }
@@ -189,5 +193,5 @@ func (w *world) nodeStep(ni int, i int32) {
 			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(m.rep))
 		}
 	}
-	w.turnAround(i)
+	w.turnAround(m, i)
 }

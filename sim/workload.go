@@ -161,5 +161,5 @@ func (w *world) resourceAccess(i int32) {
 	if w.tracing {
 		w.note("resource %s by %s token=%d value=%d accepted=%v", m.req.op, p.name, m.resToken, ev.Value, accepted)
 	}
-	w.turnAround(i)
+	w.turnAround(m, i)
 }
