@@ -274,3 +274,29 @@ func TestNetworkTimeoutWinsTieWithReply(t *testing.T) {
 		}
 	}
 }
+
+// latency's precomputed span draws exactly what between draws, and a fixed
+// latency draws nothing from the network stream.
+func TestLatencyDrawsAsBetween(t *testing.T) {
+	for _, lat := range [][2]time.Duration{{time.Millisecond, 5 * time.Millisecond}, {3 * time.Millisecond, 3 * time.Millisecond}, {0, 1}} {
+		c := smallConfig()
+		c.LatencyMin, c.LatencyMax = lat[0], lat[1]
+		w, err := newWorld(Scenario{Config: c, Variant: naive, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := w.netRand
+		for range 1000 {
+			want := between(&ref, int64(c.LatencyMin), int64(c.LatencyMax))
+			if c.LatencyTail > 0 && chance(&ref, 10_000) {
+				want += between(&ref, 0, int64(c.LatencyTail))
+			}
+			if got := w.latency(); got != want {
+				t.Fatalf("latency in [%v, %v] = %d, want %d", lat[0], lat[1], got, want)
+			}
+		}
+		if w.netRand != ref {
+			t.Fatalf("latency in [%v, %v] left the network stream elsewhere than between", lat[0], lat[1])
+		}
+	}
+}

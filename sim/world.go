@@ -28,7 +28,11 @@ type world struct {
 	freeMsgs []int32
 	netRand  stream
 	pointRnd stream
-	parts    []partition
+	// latencySpan is how many values the latency draw takes (between's
+	// LatencyMax-LatencyMin+1), or 0 when latency must call between: a fixed
+	// latency draws nothing, and an overflowing range panics there.
+	latencySpan uint64
+	parts       []partition
 
 	resource resource
 	hist     model.History
@@ -94,6 +98,9 @@ func newWorld(s Scenario) (*world, error) {
 		cfg: cfg, variant: s.Variant, plan: s.Plan, end: int64(cfg.Duration),
 		netRand: newStream(s.Seed, streamNetwork), pointRnd: newStream(s.Seed, streamPoints),
 		hash: fnvOffset, tracing: s.Trace,
+	}
+	if n := int64(cfg.LatencyMax) - int64(cfg.LatencyMin) + 1; cfg.LatencyMax > cfg.LatencyMin && n > 0 {
+		w.latencySpan = uint64(n)
 	}
 	w.mix(s.Seed, uint64(cfg.Nodes), uint64(cfg.Hosts), uint64(cfg.ThreadsPerHost))
 	w.nodes = make([]node, cfg.Nodes)
