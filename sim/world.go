@@ -168,7 +168,29 @@ func (w *world) runEvents() *process {
 			break
 		}
 		w.mix(uint64(e.at), uint64(e.kind), uint64(e.a), e.b)
-		w.step(e)
+		// The handlers read e only as their arguments: their pushes may
+		// reuse its slot (see queue.pop). The switch is here, not in a
+		// function of its own, to save a call per event.
+		switch e.kind {
+		case evStart:
+			w.clients[e.a].wake()
+		case evDeliver:
+			w.deliver(e.a)
+		case evTimeout:
+			w.clients[e.a].timerFired()
+		case evWake:
+			w.clients[e.a].wakeFromSleep(e.b)
+		case evResume:
+			w.clients[e.a].unpause()
+		case evValidity:
+			w.clients[e.a].validityPassed(e.b)
+		case evFault:
+			w.startFault(int(e.a))
+		case evFaultEnd:
+			w.endFault(int(e.a))
+		case evEnd:
+			w.ended = true
+		}
 		if p := w.woken; p != nil {
 			w.woken = nil
 			w.inEvents = false
@@ -177,31 +199,6 @@ func (w *world) runEvents() *process {
 	}
 	w.inEvents = false
 	return nil
-}
-
-// step runs event e's handler. e is read only as the handler's arguments:
-// the handler's pushes reuse its slot (see queue.pop).
-func (w *world) step(e *event) {
-	switch e.kind {
-	case evStart:
-		w.clients[e.a].wake()
-	case evDeliver:
-		w.deliver(e.a)
-	case evTimeout:
-		w.clients[e.a].timerFired()
-	case evWake:
-		w.clients[e.a].wakeFromSleep(e.b)
-	case evResume:
-		w.clients[e.a].unpause()
-	case evValidity:
-		w.clients[e.a].validityPassed(e.b)
-	case evFault:
-		w.startFault(int(e.a))
-	case evFaultEnd:
-		w.endFault(int(e.a))
-	case evEnd:
-		w.ended = true
-	}
 }
 
 // finish stops every client and records what the checkers need from the end state.
