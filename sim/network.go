@@ -152,7 +152,7 @@ func (w *world) deliver(i int32) {
 	m := &w.msgs[i]
 	switch {
 	case m.to == resourceEndpoint:
-		w.resourceAccess(i)
+		w.resourceAccess(m, i)
 	case m.to.isClient():
 		w.freeMsg(i)
 		w.clients[m.to.client()].replyArrived(m.call, &m.rep)
@@ -163,7 +163,7 @@ func (w *world) deliver(i int32) {
 			w.q.push(n.clogUntil, evDeliver, i, 0)
 			return
 		}
-		w.nodeStep(int(m.to), i)
+		w.nodeStep(int(m.to), m, i)
 	}
 }
 
@@ -176,9 +176,9 @@ func (w *world) turnAround(m *message, i int32) {
 	w.send(i)
 }
 
-// nodeStep is a node's state machine: one request in, one reply out.
-func (w *world) nodeStep(ni int, i int32) {
-	m := &w.msgs[i]
+// nodeStep is a node's state machine: one request in (m, in slot i), one
+// reply out.
+func (w *world) nodeStep(ni int, m *message, i int32) {
 	n := &w.nodes[ni]
 	switch {
 	case !n.up:

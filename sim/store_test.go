@@ -139,7 +139,7 @@ func (w *world) stepNode(r request) reply {
 	// The slot's reply is stale, as in a reused slot: the node must overwrite all of it.
 	stale := reply{err: errNotOwner, item: algorithm.Item{Key: "stale", Owner: "stale", Expiry: 9, Version: 9}, counter: 9}
 	w.msgs[i] = message{from: clientEndpoint(0), to: 0, call: 1, req: r, rep: stale}
-	w.nodeStep(0, i)
+	w.nodeStep(0, &w.msgs[i], i)
 	if w.q.len() != 1 {
 		panic(fmt.Sprintf("a node step should send exactly one reply, queue has %d events", w.q.len()))
 	}

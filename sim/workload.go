@@ -131,8 +131,8 @@ type resource struct {
 	highest uint64 // newest fencing token seen
 }
 
-func (w *world) resourceAccess(i int32) {
-	m := &w.msgs[i]
+// resourceAccess serves resource request m, in slot i.
+func (w *world) resourceAccess(m *message, i int32) {
 	r := &w.resource
 	accepted := true
 	if w.variant.Fenced {
