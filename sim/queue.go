@@ -33,7 +33,12 @@ func (e *event) before(o *event) bool {
 // has a few messages in flight, 1-5 ms ahead, and timers and sleeps
 // hundreds of ms ahead: the messages fit, and inserting one moves only the
 // few events due before it.
+//
+// It must be a power of two: push masks indexes with nearCap-1.
 const nearCap = 32
+
+// A nearCap that is not a power of two fails to compile here.
+var _ [-(nearCap & (nearCap - 1))]struct{}
 
 // queue is the event queue, ordered by (at, seq), typed so that no
 // interface boxing or allocation happens on push and pop. It has two
@@ -65,7 +70,7 @@ func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 		return
 	}
 	j := q.nNear
-	if j == nearCap {
+	if j >= nearCap {
 		// Full: the latest near event or the pushed one, whichever is later,
 		// becomes far's earliest.
 		l := &q.near[0]
@@ -75,26 +80,37 @@ func (q *queue) push(at int64, kind evKind, a int32, b uint64) {
 		}
 		q.pushFar(l.at, l.seq, l.kind, l.a, l.b)
 		copy(q.near[:nearCap-1], q.near[1:])
-		j--
+		j = nearCap - 1
 	}
 	q.nNear = j + 1
 	// Move the events due before the new one (or at its time: they were
-	// scheduled earlier) one place towards the end.
-	for j > 0 && q.near[j-1].at <= at {
-		q.near[j] = q.near[j-1]
+	// scheduled earlier) one place towards the end. j is below nearCap, so
+	// masking it changes nothing; it lets the compiler drop the bounds checks.
+	for j > 0 {
+		prev := &q.near[(j-1)&(nearCap-1)]
+		if prev.at > at {
+			break
+		}
+		q.near[j&(nearCap-1)] = *prev
 		j--
 	}
-	e := &q.near[j]
+	e := &q.near[j&(nearCap-1)]
 	e.at, e.seq, e.kind, e.a, e.b = at, q.seq, kind, a, b
 }
 
 // pop returns the earliest event. The queue must not be empty. The event
-// stays valid only until the next push or pop.
+// stays valid only until the next push or pop. Popping from near is small
+// enough to inline into the event loop; far has a function of its own.
 func (q *queue) pop() *event {
-	if q.nNear > 0 {
-		q.nNear--
-		return &q.near[q.nNear] // the slot is reused by the next push into near
+	if q.nNear == 0 {
+		return q.popFar()
 	}
+	q.nNear--
+	return &q.near[q.nNear] // the slot is reused by the next push into near
+}
+
+// popFar pops far's root, when near is empty.
+func (q *queue) popFar() *event {
 	q.popped = q.items[0]
 	last := len(q.items) - 1
 	e := q.items[last]
