@@ -87,11 +87,16 @@ func holdsInto(buf []Hold, h History) []Hold {
 // they already are; a sorted copy is made only when they are not, so a
 // hand-made or merged history is still judged by event order.
 func eventsInOrder(h History) []Event {
-	bySeq := func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) }
-	if slices.IsSortedFunc(h.Events, bySeq) {
-		return h.Events
+	// A loop over Seq, not slices.IsSortedFunc: that passes two whole
+	// Events by value per comparison, and a check calls this four times
+	// over every event of the run.
+	ev := h.Events
+	for i := 1; i < len(ev); i++ {
+		if ev[i].Seq < ev[i-1].Seq {
+			events := slices.Clone(ev)
+			slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
+			return events
+		}
 	}
-	events := slices.Clone(h.Events)
-	slices.SortStableFunc(events, bySeq)
-	return events
+	return ev
 }
