@@ -158,7 +158,9 @@ func (w *world) loop() {
 // (a simulator bug), not from client code.
 func (w *world) runEvents() *process {
 	w.inEvents = true
-	for w.q.len() > 0 && !w.ended && w.abort == nil {
+	// The queue cannot run empty first: the evEnd event newWorld queued stays
+	// queued until it ends the run.
+	for !w.ended && w.abort == nil {
 		e := w.q.pop()
 		w.now = e.at
 		w.events++
