@@ -32,8 +32,14 @@ type process struct {
 	// timeout, whichever comes first.
 	call     uint64
 	resolved bool
-	res      reply
-	sleepID  uint64
+	// res is the resolved call's reply. A reply is read where it arrived,
+	// in its message slot: the slot is freed on delivery but not reused
+	// before the process reads it, since the process runs as soon as that
+	// event is done. A paused process runs later, so its reply is copied to
+	// held first.
+	res     *reply
+	held    reply
+	sleepID uint64
 	// deadline is when the call in flight times out (0: it has no timeout).
 	// A process keeps at most one timeout event queued, at timerAt (0: none),
 	// never later than deadline: one per RPC would fill the queue with
@@ -58,6 +64,9 @@ type process struct {
 	topoGen  int
 	topoView []algorithm.Server
 }
+
+// timedOut is the reply of every call that timed out. No one writes to it.
+var timedOut = reply{err: errServerDown}
 
 // Signals thrown through client code to unwind it.
 type killedSignal struct{}
@@ -212,7 +221,7 @@ func (p *process) rpc(ni int, r request) *reply {
 		w.q.push(p.deadline, evTimeout, int32(p.idx), 0)
 	}
 	p.block()
-	return &p.res
+	return p.res
 }
 
 func (p *process) replyArrived(call uint64, r *reply) {
@@ -222,7 +231,11 @@ func (p *process) replyArrived(call uint64, r *reply) {
 	if p.deadline != 0 && p.w.now >= p.deadline {
 		return // too late: the timeout wins a tie; the timer resolves the call
 	}
-	p.resolved, p.res = true, *r
+	if p.w.now < p.pausedUntil { // wake will leave the process paused
+		p.held = *r
+		r = &p.held
+	}
+	p.resolved, p.res = true, r
 	p.wake()
 }
 
@@ -239,7 +252,7 @@ func (p *process) timerFired() {
 		return
 	}
 	call := p.call
-	p.resolved, p.res = true, reply{err: errServerDown}
+	p.resolved, p.res = true, &timedOut
 	if p.w.tracing {
 		p.w.note("%s: rpc #%d timed out", p.name, call)
 	}
