@@ -30,13 +30,12 @@ type process struct {
 
 	// What the process waits for. An RPC resolves once: by its reply or its
 	// timeout, whichever comes first.
-	call     uint64
-	resolved bool
-	// res is the resolved call's reply. A reply is read where it arrived,
-	// in its message slot: the slot is freed on delivery but not reused
-	// before the process reads it, since the process runs as soon as that
-	// event is done. A paused process runs later, so its reply is copied to
-	// held first.
+	call uint64
+	// res is the resolved call's reply, nil until the call in flight
+	// resolves. It points where the reply arrived, in its message slot: the
+	// slot is freed on delivery but not reused before the process reads it,
+	// since the process runs as soon as that event is done. A paused process
+	// runs later, so its reply is copied to held first.
 	res     *reply
 	held    reply
 	sleepID uint64
@@ -209,7 +208,7 @@ func (p *process) rpc(ni int, r request) *reply {
 	p.step()
 	w := p.w
 	p.call++
-	p.resolved = false
+	p.res = nil
 	i := w.newMsg()
 	m := &w.msgs[i]
 	m.from, m.to, m.call, m.isReply = clientEndpoint(p.idx), endpoint(ni), p.call, false
@@ -225,25 +224,26 @@ func (p *process) rpc(ni int, r request) *reply {
 }
 
 func (p *process) replyArrived(call uint64, r *reply) {
-	if call != p.call || p.resolved {
+	if call != p.call || p.res != nil {
 		return // a duplicate, or the reply to a call that already timed out
 	}
 	if p.deadline != 0 && p.w.now >= p.deadline {
 		return // too late: the timeout wins a tie; the timer resolves the call
 	}
-	if p.w.now < p.pausedUntil { // wake will leave the process paused
-		p.held = *r
-		r = &p.held
+	if p.w.now < p.pausedUntil { // as wake: the process resumes when its pause ends
+		p.held = *r // by then the reply's slot may be reused
+		p.res, p.pendingResume = &p.held, true
+		return
 	}
-	p.resolved, p.res = true, r
-	p.wake()
+	p.res = r
+	p.resume()
 }
 
 // timerFired handles the process's timeout event: it times out the call in
 // flight if its deadline has come, or re-arms for the deadline of a later call.
 func (p *process) timerFired() {
 	p.timerAt = 0
-	if p.resolved || p.deadline == 0 {
+	if p.res != nil || p.deadline == 0 {
 		return
 	}
 	if p.w.now < p.deadline {
@@ -252,7 +252,7 @@ func (p *process) timerFired() {
 		return
 	}
 	call := p.call
-	p.resolved, p.res = true, &timedOut
+	p.res = &timedOut
 	if p.w.tracing {
 		p.w.note("%s: rpc #%d timed out", p.name, call)
 	}

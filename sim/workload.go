@@ -114,7 +114,7 @@ func (p *process) faultPoint(point faults.Point) {
 func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool) {
 	p.step()
 	p.call++
-	p.resolved, p.deadline = false, 0 // the resource is reliable: no timeout
+	p.res, p.deadline = nil, 0 // the resource is reliable: no timeout
 	i := p.w.newMsg()
 	m := &p.w.msgs[i]
 	m.from, m.to, m.call, m.isReply = clientEndpoint(p.idx), resourceEndpoint, p.call, false
