@@ -68,7 +68,8 @@ func attemptsInto(buf []Attempt, h History) []Attempt {
 			delete(open, c)
 		}
 	}
-	for _, e := range events {
+	for i := range events {
+		e := &events[i] // by pointer: an Event is over 100 bytes
 		switch e.Kind {
 		case AcquireCall:
 			unknown(e.Client, e.Time)

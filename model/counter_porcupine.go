@@ -82,13 +82,14 @@ func counterOpsInto(buf []counterOp, h History) []counterOp {
 		}
 	}
 	ops := slices.Grow(buf[:0], accesses) // at most one op per access
-	add := func(in CounterInput, first, last Event) {
+	add := func(in CounterInput, first, last *Event) {
 		ops = append(ops, counterOp{in: in, call: int64(first.Seq), ret: int64(last.Seq),
 			meta: CounterOpMeta{first.Time, last.Time}})
 	}
-	readOnly := func(r Event) { add(CounterInput{Client: r.Client, Kind: ReadOnly, Read: r.Value}, r, r) }
-	pending := map[int]Event{} // client -> its accepted read awaiting a write
-	for _, e := range events {
+	readOnly := func(r *Event) { add(CounterInput{Client: r.Client, Kind: ReadOnly, Read: r.Value}, r, r) }
+	pending := map[int]*Event{} // client -> its accepted read awaiting a write
+	for i := range events {
+		e := &events[i] // by pointer: an Event is over 100 bytes
 		switch e.Kind {
 		case ResourceRead:
 			if r, ok := pending[e.Client]; ok {
@@ -112,11 +113,11 @@ func counterOpsInto(buf []counterOp, h History) []counterOp {
 		}
 	}
 	// Reads never followed by a write, in event order (not map order).
-	var rest []Event
+	var rest []*Event
 	for _, r := range pending {
 		rest = append(rest, r)
 	}
-	slices.SortFunc(rest, func(a, b Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortFunc(rest, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	for _, r := range rest {
 		readOnly(r)
 	}

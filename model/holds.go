@@ -55,13 +55,14 @@ func holdsInto(buf []Hold, h History) []Hold {
 	}
 	out := slices.Grow(buf[:0], grants) // at most one hold per grant
 	open := map[int]int{}               // client -> index in out of its open hold
-	end := func(c int, e Event, reason string) {
+	end := func(c int, e *Event, reason string) {
 		if i, ok := open[c]; ok {
 			out[i].EndSeq, out[i].EndTime, out[i].EndReason, out[i].Open = e.Seq, e.Time, reason, false
 			delete(open, c)
 		}
 	}
-	for _, e := range events {
+	for i := range events {
+		e := &events[i] // by pointer: an Event is over 100 bytes
 		switch {
 		case e.Kind == AcquireReturn && e.Granted:
 			if _, holding := open[e.Client]; !holding {

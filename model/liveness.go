@@ -159,7 +159,9 @@ func (c *Checker) stopTimes(h History) map[int]int64 {
 	}
 	stops := c.stops
 	clear(stops)
-	for _, e := range eventsInOrder(h) {
+	events := eventsInOrder(h)
+	for i := range events {
+		e := &events[i] // by pointer: an Event is over 100 bytes
 		if _, seen := stops[e.Client]; e.Kind == ClientStop && !seen {
 			stops[e.Client] = e.Time
 		}
