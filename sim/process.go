@@ -230,13 +230,19 @@ func (p *process) replyArrived(call uint64, r *reply) {
 	if p.deadline != 0 && p.w.now >= p.deadline {
 		return // too late: the timeout wins a tie; the timer resolves the call
 	}
-	if p.w.now < p.pausedUntil { // as wake: the process resumes when its pause ends
-		p.held = *r // by then the reply's slot may be reused
-		p.res, p.pendingResume = &p.held, true
-		return
+	p.resolve(r)
+}
+
+// resolve settles the call in flight with reply r and wakes the process.
+// A paused process runs only when its pause ends (see wake), and by then
+// r's message slot may be reused, so it keeps a copy.
+func (p *process) resolve(r *reply) {
+	if p.w.now < p.pausedUntil {
+		p.held = *r
+		r = &p.held
 	}
 	p.res = r
-	p.resume()
+	p.wake()
 }
 
 // timerFired handles the process's timeout event: it times out the call in
@@ -251,12 +257,10 @@ func (p *process) timerFired() {
 		p.w.q.push(p.deadline, evTimeout, int32(p.idx), 0)
 		return
 	}
-	call := p.call
-	p.res = &timedOut
 	if p.w.tracing {
-		p.w.note("%s: rpc #%d timed out", p.name, call)
+		p.w.note("%s: rpc #%d timed out", p.name, p.call)
 	}
-	p.wake()
+	p.resolve(&timedOut)
 }
 
 func (p *process) sleep(d int64) {
