@@ -176,7 +176,9 @@ func item(key string, e *entry) algorithm.Item {
 // world.turnAround).
 func (s *store) apply(r *request, now int64, rep *reply) {
 	*rep = reply{}
-	// liveIndex, written out: too big to inline, and this is every request.
+	// liveIndex, written out: it is too big to inline (cost 97), and calling
+	// it here, on every request, costs 1% of a fault-free run's instructions
+	// (16.07 M -> 16.22 M). Keep the two in step.
 	i := s.find(r.key)
 	if i >= 0 && s.entries[i].expired(now) {
 		s.removeAt(i)
