@@ -116,12 +116,10 @@ type Variant struct {
 	Summary string // one line: what it changes
 	// New makes the Lock for one client thread.
 	New func() Lock
-	// Fenced: the protected resource must check Grant.Token on every access.
-	Fenced bool
-	// Quarantine: the variant requires the deployment to make a restarted
-	// node refuse lock writes for one TTL (so a node that lost its data
-	// cannot grant a lock another client still holds). The simulator honours it.
-	Quarantine bool
-	// Assumptions states the conditions under which it claims safety, in one line.
-	Assumptions string
+	// Envelope is what the variant promises and what it assumes of the
+	// world: the source of truth for its assumptions (help and reports
+	// print Envelope.String). The simulated deployment provides what it
+	// asks of the deployment: restart quarantine, a resource that checks
+	// fencing tokens.
+	Envelope Envelope
 }

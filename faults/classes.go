@@ -84,10 +84,12 @@ func (a Allowed) String() string {
 	return strings.Join(names, ",")
 }
 
-// Faults lists the names of the faults these classes allow (see Plan.Faults).
+// Faults lists the names of the faults of the world these classes allow
+// (see Plan.Faults), without the deployment lapses a plan may add to break
+// an envelope on purpose.
 func (a Allowed) Faults() []string {
 	var out []string
-	for f := feature(0); f < numFeatures; f++ {
+	for f := feature(0); f < numWorldFeatures; f++ {
 		if a.permits(f) {
 			out = append(out, f.String())
 		}

@@ -6,22 +6,29 @@ package faults
 type feature int
 
 const (
-	featLoss      feature = iota // network.loss_ppm
-	featDuplicate                // network.duplicate_ppm
-	featLatency                  // network.extra_latency_max
-	featReplyLoss                // network.reply_loss_ppm
-	featCrash                    // crash events that keep data
-	featAmnesia                  // crash events with wipe
-	featPartition                // partition events
-	featClog                     // clog events
-	featOffset                   // clock offsets
-	featDrift                    // clock drift
-	featJump                     // clock jump events
-	featPause                    // timed client pauses
-	featPoints                   // fault-point pauses
-	featThreads                  // threads_per_host override
-	featTopology                 // topology events
+	featLoss         feature = iota // network.loss_ppm
+	featDuplicate                   // network.duplicate_ppm
+	featLatency                     // network.extra_latency_max
+	featReplyLoss                   // network.reply_loss_ppm
+	featCrash                       // crash events that keep data
+	featAmnesia                     // crash events with wipe
+	featPartition                   // partition events
+	featClog                        // clog events
+	featOffset                      // clock offsets
+	featDrift                       // clock drift
+	featJump                        // clock jump events
+	featPause                       // timed client pauses
+	featPoints                      // fault-point pauses
+	featThreads                     // threads_per_host override
+	featTopology                    // topology events
+	featNoQuarantine                // deployment.no_quarantine: the first lapse
+	featNoFencing                   // deployment.no_fencing
 	numFeatures
+
+	// numWorldFeatures counts the faults of the world, which swarm testing
+	// switches on and off; the deployment lapses after them are drawn only
+	// to break an envelope on purpose.
+	numWorldFeatures = featNoQuarantine
 )
 
 // features gives each feature its name and the class that allows it.
@@ -44,6 +51,10 @@ var features = [numFeatures]struct {
 	featPoints:    {"points", ClassPause},
 	featThreads:   {"threads", ClassThreads},
 	featTopology:  {"topology", ClassTopology},
+	// Deployment lapses are drawn only to break an envelope on purpose;
+	// each sits in the class whose faults it makes matter.
+	featNoQuarantine: {"no-quarantine", ClassAmnesia},
+	featNoFencing:    {"no-fencing", ClassPause},
 }
 
 func (f feature) String() string { return features[f].name }
@@ -71,12 +82,14 @@ func (p Plan) uses() []use {
 		add(c.DriftPPM != 0, featDrift, index("clocks", i)+".drift_ppm")
 	}
 	add(p.ThreadsPerHost != 0, featThreads, "threads_per_host")
-	add(p.Points.PausePPM != 0 || p.Points.PauseFor != 0, featPoints, "points")
+	add(p.Points != Points{}, featPoints, "points")
 	for i, e := range p.Events {
 		if f, ok := eventFeature(e); ok {
 			add(true, f, index("events", i))
 		}
 	}
+	add(p.Deployment.NoQuarantine, featNoQuarantine, "deployment.no_quarantine")
+	add(p.Deployment.NoFencing, featNoFencing, "deployment.no_fencing")
 	return out
 }
 
@@ -104,8 +117,8 @@ func eventFeature(e Event) (feature, bool) {
 
 // Faults names the kinds of fault p contains, each once, in a fixed order
 // (loss, duplicate, latency, reply-loss, crash, amnesia, partition, clog,
-// offset, drift, jump, pause, points, threads, topology). A fault-free plan
-// has none.
+// offset, drift, jump, pause, points, threads, topology, no-quarantine,
+// no-fencing). A fault-free plan has none.
 func (p Plan) Faults() []string {
 	var seen [numFeatures]bool
 	for _, u := range p.uses() {
@@ -122,12 +135,14 @@ func (p Plan) Faults() []string {
 
 // Size measures how much goes wrong in p, for minimisation reports: one per
 // event, per non-zero network knob, per clock entry, and one each for fault
-// points and a threads override. The zero Plan has size 0.
+// points, a threads override and each deployment lapse. The zero Plan has
+// size 0.
 func (p Plan) Size() int {
 	n := len(p.Events) + len(p.Clocks)
 	for _, on := range []bool{p.Network.LossPPM != 0, p.Network.DuplicatePPM != 0,
 		p.Network.ReplyLossPPM != 0, p.Network.ExtraLatencyMax != 0,
-		p.Points.PausePPM != 0 || p.Points.PauseFor != 0, p.ThreadsPerHost != 0} {
+		p.Points.PausePPM != 0 || p.Points.PauseFor != 0, p.ThreadsPerHost != 0,
+		p.Deployment.NoQuarantine, p.Deployment.NoFencing} {
 		if on {
 			n++
 		}

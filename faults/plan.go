@@ -31,6 +31,21 @@ type Plan struct {
 	Points Points `json:"points"`
 	// Events are timed faults, sorted by At.
 	Events []Event `json:"events,omitempty"`
+	// Deployment lapses: what the deployment fails to provide a variant
+	// that needs it. Only plans that break an envelope on purpose set them.
+	Deployment Deployment `json:"deployment,omitzero"`
+}
+
+// Deployment lists what the simulated deployment may fail to provide. A
+// variant's envelope says what it needs (algorithm.Assumptions); by default
+// the deployment provides it.
+type Deployment struct {
+	// NoQuarantine: restarted nodes take lock writes at once, even for a
+	// variant that needs them quarantined for one TTL.
+	NoQuarantine bool `json:"no_quarantine,omitempty"`
+	// NoFencing: the resource ignores fencing tokens, even for a variant
+	// that needs them checked.
+	NoFencing bool `json:"no_fencing,omitempty"`
 }
 
 // Network is the steady behaviour of every message.
@@ -60,9 +75,18 @@ type Clock struct {
 
 // Points are the BUGGIFY-style fault points: with probability PausePPM, a
 // client pauses for PauseFor at each named point.
+//
+// UntilValidityLeft, when non-zero, sizes a pause by the holder's validity
+// instead: at a point where the client holds a grant with a validity, the
+// pause lasts until only UntilValidityLeft of the validity is left
+// (negative: until that long after it ended), and not at all when less is
+// left. That is how a plan reaches the edge of a validity deadline, just
+// under it or just past it, whatever the validity turns out to be. At a
+// point without a validity the pause is PauseFor (none when zero).
 type Points struct {
-	PausePPM PPM           `json:"pause_ppm,omitempty"`
-	PauseFor time.Duration `json:"pause_for,omitempty"`
+	PausePPM          PPM           `json:"pause_ppm,omitempty"`
+	PauseFor          time.Duration `json:"pause_for,omitempty"`
+	UntilValidityLeft time.Duration `json:"until_validity_left,omitempty"`
 }
 
 // Point names a place in a client's life where bugs hide.

@@ -51,7 +51,7 @@ type swarm struct {
 // allowed features.
 func (g swarm) pickFeatures(a Allowed) (on [numFeatures]bool) {
 	var allowed []feature
-	for f := feature(0); f < numFeatures; f++ {
+	for f := feature(0); f < numWorldFeatures; f++ {
 		if a.permits(f) {
 			allowed = append(allowed, f)
 		}

@@ -92,8 +92,8 @@ func (p Plan) validatePoints() error {
 	if err := notNegative("points.pause_for", p.Points.PauseFor); err != nil {
 		return err
 	}
-	if p.Points.PausePPM > 0 && p.Points.PauseFor == 0 {
-		return bad("points.pause_for", "must be positive when pause_ppm is set")
+	if p.Points.PausePPM > 0 && p.Points.PauseFor == 0 && p.Points.UntilValidityLeft == 0 {
+		return bad("points.pause_for", "must be positive when pause_ppm is set (or until_validity_left given)")
 	}
 	return nil
 }

@@ -54,8 +54,11 @@ type Event struct {
 	HasToken   bool   `json:"has_token,omitempty"`
 	ValidUntil int64  `json:"valid_until,omitempty"` // true time the validity ends; 0: none
 	Value      int64  `json:"value,omitempty"`
-	Accepted   bool   `json:"accepted,omitempty"`
-	Reason     string `json:"reason,omitempty"`
+	// Sent is the true time a resource access left the client (its event
+	// is recorded when it reaches the resource).
+	Sent     int64  `json:"sent,omitempty"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Client describes one client thread.
@@ -99,6 +102,19 @@ type History struct {
 	// FinalValue is the protected counter's value at the end.
 	FinalValue int64  `json:"final_value"`
 	Abort      *Abort `json:"abort,omitempty"`
+	// Pauses are the fault-point pauses clients took, in time order (the
+	// plan's timed pauses are in the plan). Facts for reports and for
+	// checking a run against an envelope; no checker of the properties
+	// reads them.
+	Pauses []PointPause `json:"pauses,omitempty"`
+}
+
+// PointPause is one pause a client took at a fault point.
+type PointPause struct {
+	Client int    `json:"c"`
+	Time   int64  `json:"t"`   // true time it began
+	For    int64  `json:"for"` // ns
+	Point  string `json:"point"`
 }
 
 // ViolationKind names what went wrong.

@@ -22,6 +22,7 @@ type message struct {
 	// resource accesses
 	resToken uint64
 	resValue int64
+	sentAt   int64 // true time the client sent the access
 }
 
 // partition cuts a group (nodes and hosts, as bitmasks) from everyone else.
@@ -186,7 +187,7 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 		if w.tracing {
 			w.note("%s refuses %s (down)", n.name, w.describe(m))
 		}
-	case w.variant.Quarantine && n.restarted && w.now < n.restartAt+int64(w.cfg.TTL) && m.req.op.isWrite():
+	case w.quarantine && n.restarted && w.now < n.restartAt+int64(w.cfg.TTL) && m.req.op.isWrite():
 		m.rep = reply{err: errServerDown}
 		if w.tracing {
 			w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))

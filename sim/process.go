@@ -57,6 +57,7 @@ type process struct {
 	holding     bool
 	holdID      uint64
 	beliefEnded bool
+	validUntil  int64      // true time the hold's validity ends; 0: it has none
 	openOp      model.Kind // the operation whose return is pending (0: none)
 
 	servers  []algorithm.Server // one stub per node, made once

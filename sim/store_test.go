@@ -124,7 +124,7 @@ func storeWorld(t *rapid.T, restarting, quarantine bool, drift int64) *world {
 	c.RestartingVersions = restarting
 	c.TTL = 50 * time.Millisecond
 	v := naive
-	v.Quarantine = quarantine
+	v.Envelope.Safety.RestartQuarantine = quarantine
 	plan := faults.Plan{Clocks: []faults.Clock{{Kind: faults.NodeProcess, Index: 0, DriftPPM: drift}}}
 	w, err := newWorld(Scenario{Config: c, Variant: v, Plan: plan, Seed: 1})
 	if err != nil {

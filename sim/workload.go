@@ -29,8 +29,10 @@ func (p *process) acquire() algorithm.Grant {
 	if g.Granted {
 		p.holding, p.beliefEnded = true, false
 		p.holdID++
+		p.validUntil = 0
 		if g.ValidUntil != 0 {
 			ev.ValidUntil = p.scheduleValidity(int64(g.ValidUntil))
+			p.validUntil = ev.ValidUntil
 		}
 	}
 	p.w.record(p, ev)
@@ -97,15 +99,26 @@ func (p *process) release(g algorithm.Grant) {
 	p.w.record(p, model.Event{Kind: model.ReleaseReturn})
 }
 
-// faultPoint pauses the client at a named place with the plan's probability.
+// faultPoint pauses the client at a named place with the plan's probability:
+// for PauseFor, or, when the plan sizes pauses by the validity, until only
+// UntilValidityLeft of the hold's validity is left.
 func (p *process) faultPoint(point faults.Point) {
 	pts := &p.w.plan.Points
-	if chance(&p.w.pointRnd, uint32(pts.PausePPM)) {
-		if p.w.tracing {
-			p.w.note("%s: pause %s at %s", p.name, fmtTime(int64(pts.PauseFor)), point)
-		}
-		p.sleep(int64(pts.PauseFor))
+	if !chance(&p.w.pointRnd, uint32(pts.PausePPM)) {
+		return
 	}
+	d := int64(pts.PauseFor)
+	if pts.UntilValidityLeft != 0 && p.holding && p.validUntil != 0 {
+		d = p.validUntil - p.w.now - int64(pts.UntilValidityLeft)
+	}
+	if d <= 0 {
+		return // too little validity left to pause before its edge
+	}
+	if p.w.tracing {
+		p.w.note("%s: pause %s at %s", p.name, fmtTime(d), point)
+	}
+	p.w.hist.Pauses = append(p.w.hist.Pauses, model.PointPause{Client: p.idx, Time: p.w.now, For: d, Point: string(point)})
+	p.sleep(d)
 }
 
 // resourceRPC accesses the protected resource: a reliable register reached
@@ -119,7 +132,7 @@ func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool
 	m := &p.w.msgs[i]
 	m.from, m.to, m.call, m.isReply = clientEndpoint(p.idx), resourceEndpoint, p.call, false
 	m.req = request{op: o}
-	m.resToken, m.resValue = g.Token, value
+	m.resToken, m.resValue, m.sentAt = g.Token, value, p.w.now
 	p.w.send(i)
 	p.block()
 	return int64(p.res.counter), p.res.err == errNone
@@ -135,7 +148,7 @@ type resource struct {
 func (w *world) resourceAccess(m *message, i int32) {
 	r := &w.resource
 	accepted := true
-	if w.variant.Fenced {
+	if w.fenced {
 		if m.resToken < r.highest {
 			accepted = false
 		} else {
@@ -143,7 +156,7 @@ func (w *world) resourceAccess(m *message, i int32) {
 		}
 	}
 	p := w.clients[m.from.client()]
-	ev := model.Event{Kind: model.ResourceRead, Token: m.resToken, HasToken: w.variant.Fenced, Accepted: accepted}
+	ev := model.Event{Kind: model.ResourceRead, Token: m.resToken, HasToken: w.fenced, Accepted: accepted, Sent: m.sentAt}
 	if m.req.op == opResourceWrite {
 		ev.Kind = model.ResourceWrite
 		ev.Value = m.resValue

@@ -35,8 +35,12 @@ type world struct {
 	parts       []partition
 
 	resource resource
-	hist     model.History
-	histSeq  uint64
+	// What the deployment provides the variant (its envelope asks; a plan's
+	// deployment lapses take it away).
+	quarantine bool // restarted nodes refuse lock writes for one TTL
+	fenced     bool // the resource checks fencing tokens
+	hist       model.History
+	histSeq    uint64
 
 	hash    uint64
 	events  int64
@@ -97,7 +101,9 @@ func newWorld(s Scenario) (*world, error) {
 	w := &world{
 		cfg: cfg, variant: s.Variant, plan: s.Plan, end: int64(cfg.Duration),
 		netRand: newStream(s.Seed, streamNetwork), pointRnd: newStream(s.Seed, streamPoints),
-		hash: fnvOffset, tracing: s.Trace,
+		quarantine: s.Variant.Envelope.Quarantined() && !s.Plan.Deployment.NoQuarantine,
+		fenced:     s.Variant.Envelope.Fenced() && !s.Plan.Deployment.NoFencing,
+		hash:       fnvOffset, tracing: s.Trace,
 	}
 	if n := int64(cfg.LatencyMax) - int64(cfg.LatencyMin) + 1; cfg.LatencyMax > cfg.LatencyMin && n > 0 {
 		w.latencySpan = uint64(n)
@@ -116,7 +122,7 @@ func newWorld(s Scenario) (*world, error) {
 		w.topology[i] = i
 	}
 	w.applyClocks()
-	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Fenced: s.Variant.Fenced, Healed: w.healedAt()}
+	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Fenced: w.fenced, Healed: w.healedAt()}
 	w.takeBuffers(s.Buffers)
 	for h := 0; h < cfg.Hosts; h++ {
 		for t := 0; t < cfg.ThreadsPerHost; t++ {

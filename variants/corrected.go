@@ -15,21 +15,42 @@ import "locksim/algorithm"
 //     first KeyAlreadyExists, and retries a failed attempt up to three times
 //     after a randomised backoff, instead of scavenging.
 //
-// It is safe only under its assumptions: clock rates differ by less than the
-// drift margin, a client never pauses between its validity check and its use
-// of the resource for longer than what is left of its validity, and the
-// topology does not change while a lock is held. Without fencing, a long
-// enough pause between the validity check and the resource write still
-// breaks it: the lock expires, another client takes it, and the paused
-// client's write lands anyway. Only the resource can refuse that write
-// (see fenced).
+// It is safe only inside its envelope (leaseEnvelope): clock rates differ
+// by at most the drift margin and no clock steps, a client never pauses (or
+// waits on the network) between its validity check and its use of the
+// resource for longer than what is left of its validity, the topology does
+// not change while a lock is held, and restarted nodes are quarantined.
+// Without fencing, a long enough pause between the validity check and the
+// resource write still breaks it: the lock expires, another client takes
+// it, and the paused client's write lands anyway. Only the resource can
+// refuse that write (see fenced).
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "corrected",
-		Summary:     "every fix short of fencing: majority, unique owner, node TTL, validity, partial release, quarantine, backoff",
-		Quarantine:  true,
-		Assumptions: "clock rates differ by less than the drift margin, no client pause between validity check and use, fixed topology while held",
+		Name:     "corrected",
+		Summary:  "every fix short of fencing: majority, unique owner, node TTL, validity, partial release, quarantine, backoff",
+		Envelope: leaseEnvelope(),
 	}, correctedFixes)
+}
+
+// leaseEnvelope is the envelope of a lock whose holder stops at a validity
+// deadline and nothing else protects the resource: corrected and redlock.
+func leaseEnvelope() algorithm.Envelope {
+	return algorithm.Envelope{
+		Safety: algorithm.Assumptions{
+			// The validity ends driftMarginPPM of the TTL (plus 2 ms) before
+			// the items do, so clocks may run that much apart. True time
+			// counts as a clock: the quarantine is measured in it.
+			ClockRateDiffMaxPPM: driftMarginPPM,
+			// A node clock stepping forward expires items early; a host
+			// clock stepping back extends the belief. The margin's fixed
+			// 2 ms is all the slack there is, so no step is tolerated.
+			NoClockJumps:           true,
+			UseWithinValidity:      true,
+			FixedTopologyWhileHeld: true,
+			RestartQuarantine:      true,
+		},
+		Liveness: algorithm.Assumptions{MessageLossMaxPPM: livenessLossMaxPPM},
+	}
 }
 
 var correctedFixes = fixes{

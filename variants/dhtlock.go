@@ -33,9 +33,14 @@ type fixes struct {
 
 // Timing of the fixes; the drift margin is Redlock's (1% of the TTL + 2 ms).
 const (
+	driftMarginPPM   = 10_000 // of the TTL
 	driftMarginFixed = 2 * time.Millisecond
 	retryDelayMin    = 50 * time.Millisecond  // backoff: at least this long...
 	retryDelaySpread = 200 * time.Millisecond // ...plus a uniform random part below this
+
+	// livenessLossMaxPPM is the steady message loss under which the
+	// lease-based variants promise liveness.
+	livenessLossMaxPPM = 20_000
 )
 
 // deployed takes the deployment's TTL unless one was set explicitly.
@@ -48,7 +53,9 @@ func (l dhtLock) deployed(env algorithm.Env) dhtLock {
 
 // driftMargin is how much earlier than its TTL a holder stops using a lock,
 // to absorb clock-rate differences between the holder and the nodes.
-func driftMargin(ttl time.Duration) time.Duration { return ttl/100 + driftMarginFixed }
+func driftMargin(ttl time.Duration) time.Duration {
+	return ttl/(1_000_000/driftMarginPPM) + driftMarginFixed
+}
 
 // registerDHT registers a dhtLock variant with the given fixes.
 func registerDHT(v algorithm.Variant, fix fixes) {

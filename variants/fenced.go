@@ -32,9 +32,13 @@ func init() {
 		New: func() algorithm.Lock {
 			return fencedLock{lock: dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth}}
 		},
-		Fenced:      true,
-		Quarantine:  true,
-		Assumptions: "the resource checks every token; fence counters survive on a majority; fixed topology while held",
+		Envelope: algorithm.Envelope{
+			// Fencing promises the resource, not the lock: beliefs may
+			// overlap (a paused holder), the resource refuses the stale one.
+			Promises: algorithm.ResourceSafety | algorithm.Liveness,
+			Safety:   algorithm.Assumptions{ResourceChecksTokens: true},
+			Liveness: algorithm.Assumptions{MessageLossMaxPPM: livenessLossMaxPPM},
+		},
 	})
 }
 

@@ -9,13 +9,13 @@ import "locksim/algorithm"
 // overlaps the holder's.
 // Fix: no change to the algorithm; the variant requires every restarted node
 // to refuse writes for one TTL, by which time every item it could have held
-// has expired anyway (Variant.Quarantine).
+// has expired anyway (Assumptions.RestartQuarantine).
 func init() {
 	Register(algorithm.Variant{
-		Name:        "fix-amnesia",
-		Summary:     "the original, with restarted nodes refusing writes for one TTL",
-		New:         func() algorithm.Lock { return algorithm.Original{} },
-		Quarantine:  true,
-		Assumptions: "the original's except durable nodes: a restarted node refuses writes for one TTL",
+		Name:    "fix-amnesia",
+		Summary: "the original, with restarted nodes refusing writes for one TTL",
+		New:     func() algorithm.Lock { return algorithm.Original{} },
+		// The post's assumptions, and a deployment that quarantines restarts.
+		Envelope: algorithm.Envelope{Safety: withQuarantine(postAssumptions())},
 	})
 }

@@ -16,8 +16,11 @@ import "locksim/algorithm"
 // "OrSameServer"), but its TTL is not pushed back.
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "fix-clock",
-		Summary:     "node-side TTL (SetIfAbsentTTL) instead of comparing the writer's clock with the reader's",
-		Assumptions: "the original's except a shared clock: node clock rates are close and a node forgets expired items",
+		Name:    "fix-clock",
+		Summary: "node-side TTL (SetIfAbsentTTL) instead of comparing the writer's clock with the reader's",
+		// Nothing: no clock is compared with another, so the post's shared
+		// clock is no longer needed, and the holder, which has no validity,
+		// never reads a clock at all. Its other bugs are inside.
+		Envelope: algorithm.Envelope{},
 	}, fixes{nodeClock: true})
 }

@@ -12,8 +12,8 @@ import "locksim/algorithm"
 // items of this acquisition.
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "fix-identity",
-		Summary:     "owner = host + client + random nonce per acquisition, not the host name",
-		Assumptions: "the original's except one thread per host; nonces do not collide",
+		Name:     "fix-identity",
+		Summary:  "owner = host + client + random nonce per acquisition, not the host name",
+		Envelope: algorithm.Envelope{Safety: postAssumptions()},
 	}, fixes{uniqueOwner: true})
 }

@@ -14,8 +14,8 @@ import "locksim/algorithm"
 // items of another thread on the same host (that is fix-identity's bug).
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "fix-partial",
-		Summary:     "a failed acquire clears the items it wrote (lost replies included)",
-		Assumptions: "the original's; the clear may itself fail, leaving items until they expire",
+		Name:     "fix-partial",
+		Summary:  "a failed acquire clears the items it wrote (lost replies included)",
+		Envelope: algorithm.Envelope{Safety: postAssumptions()},
 	}, fixes{releasePartial: true})
 }

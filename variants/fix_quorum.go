@@ -12,8 +12,8 @@ import "locksim/algorithm"
 // can never both hold a quorum of the same topology.
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "fix-quorum",
-		Summary:     "strict majority: successfulLocks > len(topology)/2",
-		Assumptions: "the original's, and the topology does not change while a lock is held",
+		Name:     "fix-quorum",
+		Summary:  "strict majority: successfulLocks > len(topology)/2",
+		Envelope: algorithm.Envelope{Safety: postAssumptions()},
 	}, fixes{strictQuorum: true})
 }

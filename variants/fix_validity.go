@@ -14,8 +14,10 @@ import "locksim/algorithm"
 // refuses. The workload stops using the lock once ValidUntil has passed.
 func init() {
 	registerDHT(algorithm.Variant{
-		Name:        "fix-validity",
-		Summary:     "the grant is valid until start + TTL - drift margin, on the holder's clock",
-		Assumptions: "the original's, plus clock rates differ by less than the margin and no pause falls between the validity check and the use",
+		Name:    "fix-validity",
+		Summary: "the grant is valid until start + TTL - drift margin, on the holder's clock",
+		// The post's shared clock (its error is well inside the margin), and
+		// a holder that uses the lock only while it is valid.
+		Envelope: algorithm.Envelope{Safety: withUseWithinValidity(postAssumptions())},
 	}, fixes{validity: true})
 }

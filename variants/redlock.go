@@ -26,7 +26,7 @@ import (
 //
 // The specification recommends "delayed restarts": a crashed master stays
 // unavailable for at least the maximum TTL, so it cannot grant a lock another
-// client still holds; hence Quarantine. It does not fence: a client pause
+// client still holds; hence RestartQuarantine. It does not fence: a client pause
 // after the validity check still breaks the protected resource.
 //
 // The item's name is key+"_lock", as for the other variants, so that their
@@ -38,8 +38,10 @@ func init() {
 		New: func() algorithm.Lock {
 			return redlock{attempts: 3, retryDelayMax: 200 * time.Millisecond}
 		},
-		Quarantine:  true,
-		Assumptions: "bounded clock drift and network delay, no process pause beyond the validity, crashed masters restart after one TTL",
+		// The spec's own: bounded drift (its 1% + 2 ms), no process pause or
+		// network delay beyond the validity, delayed restarts, and N fixed
+		// masters; the same envelope as corrected's.
+		Envelope: leaseEnvelope(),
 	})
 }
 

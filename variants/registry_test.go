@@ -29,7 +29,7 @@ func TestUnrankedVariantsFollowByName(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	v, err := Lookup("fenced")
-	if err != nil || v.Name != "fenced" || !v.Fenced {
+	if err != nil || v.Name != "fenced" || !v.Envelope.Fenced() {
 		t.Fatalf("Lookup(fenced) = %+v, %v", v, err)
 	}
 	_, err = Lookup("nope")
@@ -58,11 +58,11 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 func TestEveryVariantIsComplete(t *testing.T) {
 	for _, v := range All() {
 		t.Run(v.Name, func(t *testing.T) {
-			if v.Summary == "" || v.Assumptions == "" || v.New == nil {
+			if v.Summary == "" || v.New == nil {
 				t.Fatalf("incomplete: %+v", v)
 			}
-			if strings.Contains(v.Summary, "\n") || strings.Contains(v.Assumptions, "\n") {
-				t.Fatal("summary and assumptions must be one line")
+			if strings.Contains(v.Summary, "\n") || strings.Contains(v.Envelope.String(), "\n") {
+				t.Fatal("summary and envelope must be one line")
 			}
 			if v.New() == nil {
 				t.Fatal("New() returned nil")

@@ -21,8 +21,8 @@ func variantsCmd(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, v := range variants.All() {
 		fmt.Fprintf(tw, "%s\t%s\n", v.Name, v.Summary)
-		if *verbose && v.Assumptions != "" {
-			fmt.Fprintf(tw, "\t  assumes: %s\n", v.Assumptions)
+		if *verbose {
+			fmt.Fprintf(tw, "\t  envelope: %s\n", v.Envelope)
 		}
 	}
 	tw.Flush()

@@ -99,7 +99,7 @@ func compareRow(name string, opts CompareOptions) (reports.Row, error) {
 	if err != nil {
 		return reports.Row{}, err
 	}
-	row := reports.Row{Variant: v.Name, Summary: v.Summary, Assumptions: v.Assumptions}
+	row := reports.Row{Variant: v.Name, Summary: v.Summary, Assumptions: v.Envelope.String()}
 	var pool metricsPool
 	results := make([]CellResult, len(opts.Classes))
 	for i, class := range opts.Classes {
