@@ -76,7 +76,13 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := explore.CompareOptions{Seeds: *seeds, Config: cfg, Parallel: *parallel, Minimize: *minimize}
 	if *variantList != "" {
-		opts.Variants = splitList(*variantList)
+		for _, name := range splitList(*variantList) {
+			v, err := variants.Lookup(name)
+			if err != nil {
+				return f.fail(stderr, err)
+			}
+			opts.Variants = append(opts.Variants, v)
+		}
 	}
 	var err error
 	if opts.Classes, err = faults.ParseClasses(*classList); err != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/sim"
 	"locksim/sim/explore"
@@ -98,7 +99,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		head = stderr
 	}
 	r := m.result
-	describeTarget(head, explore.Target{Variant: r.Target.Variant, Classes: r.Target.Classes, Config: r.Target.Config})
+	describeTarget(head, explore.Target{Variant: algorithm.Variant{Name: r.Target.Variant}, Classes: r.Target.Classes, Config: r.Target.Config})
 	fmt.Fprintf(head, "seeds:   %s, %s\n", describeSeeds(explore.SweepOptions{From: r.Seeds.From, Count: r.Seeds.Count}), m.describeShards())
 	if *asJSON {
 		if err := writeJSON(stdout, r); err != nil {

@@ -64,7 +64,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		err = writeJSON(stdout, runJSON{Variant: t.Variant, Seed: o.Seed, Classes: t.Classes, Config: t.Config,
+		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Config: t.Config,
 			Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict, Replay: replay, Repro: path})
 	} else {
 		err = printRun(stdout, o, *trace, replay, path)

@@ -14,6 +14,7 @@ import (
 	"locksim/faults"
 	"locksim/sim"
 	"locksim/sim/explore"
+	"locksim/variants"
 )
 
 // scenarioFlags choose what to explore: the variant, the fault classes a
@@ -44,7 +45,11 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	if err != nil {
 		return explore.Target{}, err
 	}
-	t := explore.Target{Variant: s.variant, Config: cfg, Classes: classes}
+	v, err := variants.Lookup(s.variant)
+	if err != nil {
+		return explore.Target{}, err
+	}
+	t := explore.Target{Variant: v, Config: cfg, Classes: classes}
 	if err := t.Validate(); err != nil {
 		return explore.Target{}, err
 	}
@@ -122,7 +127,7 @@ func classesText(cs []faults.Class) string {
 
 // describeTarget is the header every command prints first, like the seed.
 func describeTarget(w io.Writer, t explore.Target) {
-	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant, classesText(t.Classes))
+	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, classesText(t.Classes))
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config))
 }
 

@@ -107,7 +107,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 
 	total := len(opts.Seeds())
 	prog := newProgress(stderr, total)
-	report := sweepJSON{Version: explore.Version, Target: targetJSON{t.Variant, t.Classes, t.Config},
+	report := sweepJSON{Version: explore.Version, Target: targetJSON{t.Variant.Name, t.Classes, t.Config},
 		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
 		Failures: []failureJSON{}}
 	var saveErr error

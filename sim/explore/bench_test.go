@@ -18,7 +18,6 @@ import (
 	"locksim/model"
 	"locksim/sim"
 	"locksim/sim/internal/cputime"
-	"locksim/variants"
 )
 
 // The figures of docs/PERFORMANCE.md. Run them all once with
@@ -37,7 +36,7 @@ var sweepMemorySeeds = flag.Int("sweep-memory-seeds", 20_000,
 func defaultScenario(classes ...faults.Class) Target {
 	c := sim.DefaultConfig()
 	c.Hosts, c.ThreadsPerHost = 2, 3
-	return Target{Variant: "original", Config: c, Classes: classes}
+	return Target{Variant: variant("original"), Config: c, Classes: classes}
 }
 
 // BenchmarkDefaultScenario runs the next seed of the default scenario under
@@ -64,10 +63,7 @@ func benchChecked(b *testing.B, tg Target) {
 }
 
 func benchSimOnly(b *testing.B, tg Target) {
-	v, err := variants.Lookup(tg.Variant)
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := tg.Variant
 	var buf sim.Buffers // reused from seed to seed, as a sweep worker does
 	benchSeeds(b, func(seed uint64) int64 {
 		res, err := sim.Run(sim.Scenario{Config: tg.Config, Variant: v, Seed: seed, Plan: tg.PlanFor(seed), Buffers: &buf})
@@ -108,7 +104,7 @@ func BenchmarkTimeToFirstCounterexample(b *testing.B) {
 	defer TuneGC()() // as the locksim command runs its sweeps
 	for _, h := range bugHunts {
 		b.Run(h.file, func(b *testing.B) {
-			tg := Target{Variant: "original", Config: sim.DefaultConfig(), Classes: []faults.Class{h.class}}
+			tg := Target{Variant: variant("original"), Config: sim.DefaultConfig(), Classes: []faults.Class{h.class}}
 			if h.also != "" {
 				tg.Classes = append(tg.Classes, h.also)
 			}
@@ -274,9 +270,9 @@ type heapSamples struct {
 	failures10, failures100 int     // failing seeds seen by then
 }
 
-func sweepMemory(tb testing.TB, variant string, seeds int) heapSamples {
+func sweepMemory(tb testing.TB, name string, seeds int) heapSamples {
 	tg := defaultScenario(faults.ClassAll)
-	tg.Variant = variant
+	tg.Variant = variant(name)
 	tg.Config.Duration = time.Minute
 	var m heapSamples
 	runs, failures := 0, 0

@@ -69,7 +69,7 @@ func TestRegenerateBugRepros(t *testing.T) {
 		if b.also != "" {
 			classes = append(classes, b.also)
 		}
-		tg := Target{Variant: "original", Config: cfg, Classes: classes}
+		tg := Target{Variant: variant("original"), Config: cfg, Classes: classes}
 		seeds := b.seeds
 		if seeds == 0 {
 			seeds = 500

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/exp/stats"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
 	"locksim/reports"
@@ -23,11 +24,11 @@ const CompareMinimizeRuns = 300
 
 // CompareOptions say which matrix to fill and how hard to look.
 type CompareOptions struct {
-	Variants []string       // rows, in this order; empty: every registered variant (variants.All order)
-	Classes  []faults.Class // columns, in this order; empty: faults.Classes
-	Seeds    int            // seeds per cell, 1..Seeds; 0 is an error
-	Config   sim.Config     // the world every cell runs in
-	Parallel int            // workers per cell's sweep and for minimising; 0: every core
+	Variants []algorithm.Variant // rows, in this order; empty: every registered variant (variants.All order)
+	Classes  []faults.Class      // columns, in this order; empty: faults.Classes
+	Seeds    int                 // seeds per cell, 1..Seeds; 0 is an error
+	Config   sim.Config          // the world every cell runs in
+	Parallel int                 // workers per cell's sweep and for minimising; 0: every core
 	// Minimize shrinks the first counterexample of each failing cell (at
 	// most CompareMinimizeRuns runs) and records its size in the cell.
 	Minimize bool
@@ -61,8 +62,8 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 		return reports.Matrix{}, err
 	}
 	m := reports.Matrix{Seeds: opts.Seeds, Classes: opts.Classes}
-	for _, name := range opts.Variants {
-		row, err := compareRow(name, opts)
+	for _, v := range opts.Variants {
+		row, err := compareRow(v, opts)
 		if err != nil {
 			return reports.Matrix{}, err
 		}
@@ -73,7 +74,7 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	if len(o.Variants) == 0 {
-		o.Variants = variants.Names()
+		o.Variants = variants.All()
 	}
 	if len(o.Classes) == 0 {
 		o.Classes = slices.Clone(faults.Classes)
@@ -84,8 +85,8 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	case o.Parallel < 0:
 		return o, fmt.Errorf("compare: parallel %d is negative", o.Parallel)
 	}
-	for _, name := range o.Variants {
-		t := Target{Variant: name, Config: o.Config}
+	for _, v := range o.Variants {
+		t := Target{Variant: v, Config: o.Config}
 		if err := t.Validate(); err != nil {
 			return o, fmt.Errorf("compare: %w", err)
 		}
@@ -94,16 +95,13 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 }
 
 // compareRow fills one variant's row: its cells, then its metrics.
-func compareRow(name string, opts CompareOptions) (reports.Row, error) {
-	v, err := variants.Lookup(name)
-	if err != nil {
-		return reports.Row{}, err
-	}
+func compareRow(v algorithm.Variant, opts CompareOptions) (reports.Row, error) {
 	row := reports.Row{Variant: v.Name, Summary: v.Summary, Assumptions: v.Envelope.String()}
 	var pool metricsPool
 	results := make([]CellResult, len(opts.Classes))
+	var err error
 	for i, class := range opts.Classes {
-		if results[i], err = sweepCell(name, class, opts, &pool); err != nil {
+		if results[i], err = sweepCell(v, class, opts, &pool); err != nil {
 			return reports.Row{}, err
 		}
 	}
@@ -123,9 +121,9 @@ func compareRow(name string, opts CompareOptions) (reports.Row, error) {
 }
 
 // sweepCell runs one cell's seeds, recording each verdict in seed order.
-func sweepCell(name string, class faults.Class, opts CompareOptions, pool *metricsPool) (CellResult, error) {
-	t := Target{Variant: name, Config: opts.Config, Classes: []faults.Class{class}}
-	res := CellResult{Variant: name, Target: t, Cell: reports.NewCell(class)}
+func sweepCell(v algorithm.Variant, class faults.Class, opts CompareOptions, pool *metricsPool) (CellResult, error) {
+	t := Target{Variant: v, Config: opts.Config, Classes: []faults.Class{class}}
+	res := CellResult{Variant: v.Name, Target: t, Cell: reports.NewCell(class)}
 	run := DefaultOptions()
 	run.Keep = true // the metrics pool reads every grant's latency
 	_, err := Sweep(t, SweepOptions{From: 1, Count: opts.Seeds, Parallel: opts.Parallel, KeepGoing: true, Run: run,
@@ -138,7 +136,7 @@ func sweepCell(name string, class faults.Class, opts CompareOptions, pool *metri
 			}
 		}})
 	if err != nil {
-		return CellResult{}, fmt.Errorf("compare %s × %s: %w", name, class, err)
+		return CellResult{}, fmt.Errorf("compare %s × %s: %w", v.Name, class, err)
 	}
 	if res.First != nil {
 		res.Cell.Replay = ReplayCommand(t, res.First.Seed)

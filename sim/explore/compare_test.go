@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"locksim/algorithm"
+
 	"locksim/faults"
 	"locksim/reports"
 	"locksim/sim"
@@ -104,7 +106,7 @@ func TestVariantsGolden(t *testing.T) {
 // parallelism: sweeps report in seed order and minimisation is sequential.
 func TestCompareSameWhateverParallel(t *testing.T) {
 	opts := CompareOptions{
-		Variants: []string{"original", "corrected"},
+		Variants: variantList("original", "corrected"),
 		Classes:  []faults.Class{faults.ClassNone, faults.ClassSkew, faults.ClassThreads},
 		Seeds:    4, Config: withDuration(sim.DefaultConfig(), 2*time.Minute), Minimize: true,
 	}
@@ -129,7 +131,7 @@ func TestCompareSameWhateverParallel(t *testing.T) {
 // and a minimal plan no larger than the one the seed drew.
 func TestCompareCells(t *testing.T) {
 	opts := CompareOptions{
-		Variants: []string{"original", "fenced"},
+		Variants: variantList("original", "fenced"),
 		Classes:  []faults.Class{faults.ClassNone, faults.ClassThreads},
 		Seeds:    3, Config: withDuration(sim.DefaultConfig(), 2*time.Minute), Minimize: true,
 	}
@@ -180,7 +182,7 @@ func TestCompareCells(t *testing.T) {
 func TestCompareRejectsBadOptions(t *testing.T) {
 	for name, opts := range map[string]CompareOptions{
 		"no seeds":         {Config: sim.DefaultConfig()},
-		"unknown variant":  {Seeds: 1, Config: sim.DefaultConfig(), Variants: []string{"nope"}},
+		"unknown variant":  {Seeds: 1, Config: sim.DefaultConfig(), Variants: []algorithm.Variant{{Name: "nope"}}},
 		"bad config":       {Seeds: 1, Config: sim.Config{}},
 		"negative workers": {Seeds: 1, Config: sim.DefaultConfig(), Parallel: -1},
 	} {

@@ -191,8 +191,8 @@ type cellSearch struct {
 // checkCell runs seeds 1, 2, ... of the cell until every unsafe level has
 // shown its counterexample (and, when a level is expected safe, at least
 // safeSeeds ran) or the budget is spent, then compares with w.
-func checkCell(t *testing.T, variant string, class faults.Class, w want, safeSeeds, unsafeSeeds int) {
-	target := Target{Variant: variant, Config: expectConfig(w), Classes: []faults.Class{class}}
+func checkCell(t *testing.T, variantName string, class faults.Class, w want, safeSeeds, unsafeSeeds int) {
+	target := Target{Variant: variant(variantName), Config: expectConfig(w), Classes: []faults.Class{class}}
 	wantsUnsafe := w.lock == unsafe || w.resource == unsafe
 	wantsSafe := w.lock != unsafe || w.resource != unsafe
 	limit := safeSeeds

@@ -6,15 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"locksim/algorithm"
+	"locksim/variants"
+
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
 )
 
-func shortTarget(variant string, classes ...faults.Class) Target {
+func shortTarget(name string, classes ...faults.Class) Target {
 	c := sim.DefaultConfig()
 	c.Duration = 2 * time.Minute
-	return Target{Variant: variant, Config: c, Classes: classes}
+	return Target{Variant: variant(name), Config: c, Classes: classes}
 }
 
 // A sweep reports the same outcomes in the same (seed) order whatever the
@@ -101,9 +104,9 @@ func TestSweepRejectsBadOptions(t *testing.T) {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
-	if _, err := Sweep(Target{Variant: "nope", Config: sim.DefaultConfig()}, SweepOptions{Count: 1}); err == nil ||
-		!strings.Contains(err.Error(), "original") {
-		t.Errorf("unknown variant: want an error listing the variants, got %v", err)
+	if _, err := Sweep(Target{Variant: algorithm.Variant{Name: "nope"}, Config: sim.DefaultConfig()}, SweepOptions{Count: 1}); err == nil ||
+		!strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("a variant without a constructor: want an error naming it, got %v", err)
 	}
 }
 
@@ -197,4 +200,22 @@ func TestSweepKeepsABoundedNumberOfFailures(t *testing.T) {
 	if res.Failed != 12 || seen != 12 || len(res.Failures) != 3 || res.Failures[2].Seed != 3 {
 		t.Fatalf("failed=%d seen=%d kept=%d: want 12 counted and streamed, the first 3 kept", res.Failed, seen, len(res.Failures))
 	}
+}
+
+// variant is the registered variant called name; tests name only real ones.
+func variant(name string) algorithm.Variant {
+	v, err := variants.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// variantList is the registered variants called names, in that order.
+func variantList(names ...string) []algorithm.Variant {
+	out := make([]algorithm.Variant, len(names))
+	for i, n := range names {
+		out[i] = variant(n)
+	}
+	return out
 }

@@ -66,7 +66,7 @@ func ConfigArgs(c sim.Config) []string {
 // ReplayCommand is the one command that replays seed of target: the plan is
 // redrawn from the seed and classes, so no file is needed.
 func ReplayCommand(t Target, seed uint64) string {
-	args := []string{CommandPrefix, "replay", "-variant", t.Variant, "-seed", utoa(seed)}
+	args := []string{CommandPrefix, "replay", "-variant", t.Variant.Name, "-seed", utoa(seed)}
 	if len(t.Classes) > 0 {
 		cs := make([]string, len(t.Classes))
 		for i, c := range t.Classes {

@@ -93,7 +93,7 @@ func hunt(t *testing.T, tg Target, kind model.ViolationKind) {
 		rt.Fatalf("%s: %s", v.Kind, v.Story)
 	})
 	if !rec.failed {
-		t.Fatalf("expected rapid to find a %s counterexample for %s under %v; found none", kind, tg.Variant, tg.Classes)
+		t.Fatalf("expected rapid to find a %s counterexample for %s under %v; found none", kind, tg.Variant.Name, tg.Classes)
 	}
 	t.Logf("counterexample found (as expected), shrunk by rapid:\n%s", strings.Join(rec.logs, "\n"))
 }
@@ -129,7 +129,7 @@ func TestOriginalIsBrokenUnder(t *testing.T) {
 			if tc.config != nil {
 				tc.config(&cfg)
 			}
-			hunt(t, Target{Variant: "original", Config: cfg, Classes: []faults.Class{tc.class}}, tc.kind)
+			hunt(t, Target{Variant: variant("original"), Config: cfg, Classes: []faults.Class{tc.class}}, tc.kind)
 		})
 	}
 }

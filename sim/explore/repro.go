@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
@@ -34,17 +35,20 @@ type Repro struct {
 	Minimized bool           `json:"minimized,omitempty"`
 	TraceHash string         `json:"trace_hash"`
 	Verdict   model.Verdict  `json:"verdict"`
+
+	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
 
 // NewRepro records an outcome of target.
 func NewRepro(t Target, o Outcome) Repro {
-	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant, Classes: t.Classes,
-		Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict}
+	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
+		Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+		variant: t.Variant}
 }
 
 // Target is the repro's target.
 func (r Repro) Target() Target {
-	return Target{Variant: r.Variant, Config: r.Config, Classes: r.Classes}
+	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes}
 }
 
 // Encode writes the repro as indented JSON.
@@ -72,9 +76,11 @@ func DecodeRepro(data []byte) (Repro, error) {
 	if r.Format != ReproFormat {
 		return Repro{}, fmt.Errorf("repro: format %d is not supported (this locksim reads format %d)", r.Format, ReproFormat)
 	}
-	if _, err := variants.Lookup(r.Variant); err != nil {
+	v, err := variants.Lookup(r.Variant)
+	if err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}
+	r.variant = v
 	for _, c := range r.Classes {
 		if _, err := faults.ParseClasses(string(c)); err != nil {
 			return Repro{}, fmt.Errorf("repro: %v", err)

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"locksim/algorithm"
+	"locksim/variants"
+
 	"locksim/faults"
 	"locksim/sim"
 	"locksim/sim/explore"
@@ -18,7 +21,7 @@ func FuzzDecodeRepro(f *testing.F) {
 	cfg := sim.DefaultConfig()
 	cfg.Duration = time.Minute
 	for _, c := range []faults.Class{faults.ClassThreads, faults.ClassSkew, faults.ClassAll} {
-		t := explore.Target{Variant: "original", Config: cfg, Classes: []faults.Class{c}}
+		t := explore.Target{Variant: mustLookup("original"), Config: cfg, Classes: []faults.Class{c}}
 		o, err := explore.RunSeed(t, 2, explore.DefaultOptions())
 		if err != nil {
 			f.Fatal(err)
@@ -51,4 +54,12 @@ func FuzzDecodeRepro(f *testing.F) {
 			t.Fatalf("round trip changed the repro (err %v):\n%s\n%s", err, again, third)
 		}
 	})
+}
+
+func mustLookup(name string) algorithm.Variant {
+	v, err := variants.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

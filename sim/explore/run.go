@@ -4,7 +4,8 @@
 // tests are thin layers over it, so a failure found by either is replayed
 // and minimised the same way.
 //
-// It sits above sim: it imports sim, model, faults and variants.
+// It sits above sim: it imports sim, model, faults, and variants (to read
+// repro files, which name their variant).
 package explore
 
 import (
@@ -15,7 +16,6 @@ import (
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
-	"locksim/variants"
 )
 
 // Version is written into every repro file and sweep -json output. It
@@ -25,8 +25,10 @@ import (
 const Version = "locksim/0.2"
 
 // Target is what to explore: an algorithm in a world, under fault classes.
+// The variant is a value: a registered one (variants.Lookup), or any other,
+// such as a mutant in a test.
 type Target struct {
-	Variant string
+	Variant algorithm.Variant
 	Config  sim.Config
 	Classes []faults.Class
 }
@@ -57,8 +59,8 @@ func (t Target) Validate() error {
 	if err := t.Config.Validate(); err != nil {
 		return err
 	}
-	if _, err := variants.Lookup(t.Variant); err != nil {
-		return err
+	if t.Variant.Name == "" || t.Variant.New == nil {
+		return fmt.Errorf("target: variant %q has no name or no constructor", t.Variant.Name)
 	}
 	if err := t.Shape().Validate(); err != nil {
 		return err
@@ -89,11 +91,10 @@ func DefaultOptions() Options { return Options{Check: model.DefaultCheckOptions(
 
 // RunPlan runs and checks one scenario with an explicit plan.
 func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, error) {
-	v, err := variants.Lookup(t.Variant)
-	if err != nil {
-		return Outcome{}, err
+	if t.Variant.New == nil {
+		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
-	return runVariant(v, t.Config, seed, plan, opt)
+	return runVariant(t.Variant, t.Config, seed, plan, opt)
 }
 
 // RunSeed runs and checks the seed's own plan.

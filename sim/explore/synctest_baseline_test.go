@@ -14,7 +14,6 @@ import (
 	"locksim/faults"
 	"locksim/sim"
 	"locksim/sim/internal/cputime"
-	"locksim/variants"
 )
 
 // The default scenario written the way a Go user would without locksim:
@@ -321,10 +320,7 @@ func TestSynctestBaselineRuns(t *testing.T) {
 // (checked; x-faster-sim-only without the checkers). The target is 20x.
 func BenchmarkDefaultScenarioVsSynctest(b *testing.B) {
 	none, all := defaultScenario(faults.ClassNone), defaultScenario(faults.ClassAll)
-	v, err := variants.Lookup(none.Variant)
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := none.Variant
 	simulated := none.Config.Duration.Seconds()
 	var checkedCPU, simCPU, goCPU, allCPU, goSimulated float64
 	var checkedRPCs, simRPCs, goRPCs, allRPCs int64
