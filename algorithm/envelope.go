@@ -128,31 +128,162 @@ type Assumptions struct {
 	// a plan breaks it on purpose.
 	ResourceChecksTokens bool
 	// MessageLossMaxPPM bounds the steady probability that a message is
-	// lost, in parts per million. Zero: not assumed.
+	// lost, in parts per million: a request, or a reply, whether dropped on
+	// the way or after its request was applied. Zero: not assumed.
 	MessageLossMaxPPM int64
 }
 
 // IsZero reports whether a assumes nothing.
 func (a Assumptions) IsZero() bool { return a == Assumptions{} }
 
+// And is what a and b assume together: every assumption of either, the
+// tighter bound where both bound the same thing.
+func (a Assumptions) And(b Assumptions) Assumptions {
+	tighter := func(x, y int64) int64 {
+		if x == 0 || (y != 0 && y < x) {
+			return y
+		}
+		return x
+	}
+	return Assumptions{
+		ClockErrorMax:          time.Duration(tighter(int64(a.ClockErrorMax), int64(b.ClockErrorMax))),
+		ClockRateDiffMaxPPM:    tighter(a.ClockRateDiffMaxPPM, b.ClockRateDiffMaxPPM),
+		NoClockJumps:           a.NoClockJumps || b.NoClockJumps,
+		ClockJumpMax:           time.Duration(tighter(int64(a.ClockJumpMax), int64(b.ClockJumpMax))),
+		UseWithinValidity:      a.UseWithinValidity || b.UseWithinValidity,
+		FixedTopologyWhileHeld: a.FixedTopologyWhileHeld || b.FixedTopologyWhileHeld,
+		DurableNodes:           a.DurableNodes || b.DurableNodes,
+		RestartQuarantine:      a.RestartQuarantine || b.RestartQuarantine,
+		ResourceChecksTokens:   a.ResourceChecksTokens || b.ResourceChecksTokens,
+		MessageLossMaxPPM:      tighter(a.MessageLossMaxPPM, b.MessageLossMaxPPM),
+	}
+}
+
+// Assumption names one kind of assumption, one field of Assumptions (or
+// NoClockJumps and ClockJumpMax together): how reports, findings and the
+// -beyond flag refer to it.
+type Assumption string
+
+const (
+	ClockError        Assumption = "clock-error"
+	ClockRate         Assumption = "clock-rate"
+	ClockJumps        Assumption = "clock-jumps"
+	UseWithinValidity Assumption = "use-within-validity"
+	FixedTopology     Assumption = "fixed-topology"
+	DurableNodes      Assumption = "durable-nodes"
+	RestartQuarantine Assumption = "restart-quarantine"
+	TokenChecks       Assumption = "token-checks"
+	MessageLoss       Assumption = "message-loss"
+)
+
+// EveryAssumption lists every kind, in field order.
+var EveryAssumption = []Assumption{ClockError, ClockRate, ClockJumps, UseWithinValidity,
+	FixedTopology, DurableNodes, RestartQuarantine, TokenChecks, MessageLoss}
+
+// Names lists the assumptions a makes, in field order.
+func (a Assumptions) Names() []Assumption {
+	var out []Assumption
+	for _, n := range EveryAssumption {
+		if a.Makes(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Makes reports whether a makes assumption n.
+func (a Assumptions) Makes(n Assumption) bool {
+	switch n {
+	case ClockError:
+		return a.ClockErrorMax > 0
+	case ClockRate:
+		return a.ClockRateDiffMaxPPM > 0
+	case ClockJumps:
+		return a.NoClockJumps || a.ClockJumpMax > 0
+	case UseWithinValidity:
+		return a.UseWithinValidity
+	case FixedTopology:
+		return a.FixedTopologyWhileHeld
+	case DurableNodes:
+		return a.DurableNodes
+	case RestartQuarantine:
+		return a.RestartQuarantine
+	case TokenChecks:
+		return a.ResourceChecksTokens
+	case MessageLoss:
+		return a.MessageLossMaxPPM > 0
+	}
+	return false
+}
+
+// Phrase says in words what a assumes under n ("" if it makes no such
+// assumption).
+func (a Assumptions) Phrase(n Assumption) string {
+	if !a.Makes(n) {
+		return ""
+	}
+	switch n {
+	case ClockError:
+		return fmt.Sprintf("clocks agree within %s", a.ClockErrorMax)
+	case ClockRate:
+		return fmt.Sprintf("clock rates differ by at most %d ppm", a.ClockRateDiffMaxPPM)
+	case ClockJumps:
+		if a.NoClockJumps {
+			return "no clock jumps"
+		}
+		return fmt.Sprintf("clock jumps of at most %s", a.ClockJumpMax)
+	case UseWithinValidity:
+		return "no pause or delay outlasts the validity a holder has left before it uses the resource"
+	case FixedTopology:
+		return "the key's nodes do not change while a lock is held"
+	case DurableNodes:
+		return "nodes never lose their data"
+	case RestartQuarantine:
+		return "a restarted node takes no lock writes for one TTL"
+	case TokenChecks:
+		return "the resource checks every fencing token"
+	case MessageLoss:
+		return fmt.Sprintf("at most %s of messages lost", ppmPercent(a.MessageLossMaxPPM))
+	}
+	return ""
+}
+
 // Describe lists the assumptions as short phrases, in field order.
 func (a Assumptions) Describe() []string {
 	var out []string
-	add := func(on bool, format string, args ...any) {
-		if on {
-			out = append(out, fmt.Sprintf(format, args...))
+	for _, n := range a.Names() {
+		out = append(out, a.Phrase(n))
+	}
+	return out
+}
+
+// ParseAssumption reads an assumption's name.
+func ParseAssumption(s string) (Assumption, error) {
+	for _, n := range EveryAssumption {
+		if string(n) == s {
+			return n, nil
 		}
 	}
-	add(a.ClockErrorMax > 0, "clocks agree within %s", a.ClockErrorMax)
-	add(a.ClockRateDiffMaxPPM > 0, "clock rates differ by at most %d ppm", a.ClockRateDiffMaxPPM)
-	add(a.NoClockJumps, "no clock jumps")
-	add(!a.NoClockJumps && a.ClockJumpMax > 0, "clock jumps of at most %s", a.ClockJumpMax)
-	add(a.UseWithinValidity, "no pause or delay outlasts the validity a holder has left before it uses the resource")
-	add(a.FixedTopologyWhileHeld, "the key's nodes do not change while a lock is held")
-	add(a.DurableNodes, "nodes never lose their data")
-	add(a.RestartQuarantine, "a restarted node takes no lock writes for one TTL")
-	add(a.ResourceChecksTokens, "the resource checks every fencing token")
-	add(a.MessageLossMaxPPM > 0, "at most %s of messages lost", ppmPercent(a.MessageLossMaxPPM))
+	names := make([]string, len(EveryAssumption))
+	for i, n := range EveryAssumption {
+		names[i] = string(n)
+	}
+	return "", fmt.Errorf("unknown assumption %q (known: %s)", s, strings.Join(names, ", "))
+}
+
+// Assumes reports whether the envelope makes assumption n, for safety or
+// for liveness.
+func (e Envelope) Assumes(n Assumption) bool { return e.Safety.Makes(n) || e.Liveness.Makes(n) }
+
+// Assumed lists every assumption the envelope makes, safety's first, each
+// once.
+func (e Envelope) Assumed() []Assumption {
+	out := e.Safety.Names()
+	for _, n := range e.Liveness.Names() {
+		if !e.Safety.Makes(n) {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 

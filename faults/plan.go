@@ -65,6 +65,16 @@ const (
 	HostProcess ProcessKind = "host"
 )
 
+// DriftAt is how far, in ns, a clock drifting by driftPPM has moved from
+// true time after t ns: t*driftPPM/1e6 without overflow for any run
+// shorter than centuries. The simulator's clocks read it.
+func DriftAt(driftPPM, t int64) int64 {
+	if driftPPM == 0 {
+		return 0 // most clocks: skip the divisions
+	}
+	return t/1_000_000*driftPPM + t%1_000_000*driftPPM/1_000_000
+}
+
 // Clock sets one process's clock: local = true + Offset + drift + jumps.
 type Clock struct {
 	Kind     ProcessKind   `json:"kind"`

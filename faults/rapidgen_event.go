@@ -9,7 +9,7 @@ import (
 
 // eventGen draws one event of one of kinds; clients is how many client
 // threads the plan runs with.
-func eventGen(kinds []feature, s Shape, clients int) *rapid.Generator[Event] {
+func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *rapid.Generator[Event] {
 	lastMs := int64((s.Duration - 1) / time.Millisecond) // events happen before the run ends
 	return rapid.Custom(func(t *rapid.T) Event {
 		e := Event{At: drawMillis(t, "at", 0, lastMs)}
@@ -24,7 +24,14 @@ func eventGen(kinds []feature, s Shape, clients int) *rapid.Generator[Event] {
 			e.Kind = ClockJump
 			e.Target = rapid.SampledFrom([]ProcessKind{HostProcess, NodeProcess}).Draw(t, "target")
 			e.Index = rapid.IntRange(0, s.processes(e.Target)-1).Draw(t, "index")
-			e.Delta = drawMillis(t, "delta", 1, 300_000)
+			switch j := int64(bd.ClockJumpMax / time.Millisecond); {
+			case bd.NoClockJumps || j == 0:
+				e.Delta = drawMillis(t, "delta", 1, 300_000)
+			case br.has(BreakClockJumps):
+				e.Delta = drawMillis(t, "delta", j+1, max(j+1, 300_000))
+			default:
+				e.Delta = drawMillis(t, "delta", 1, j)
+			}
 			if rapid.Bool().Draw(t, "backwards") {
 				e.Delta = -e.Delta
 			}

@@ -27,7 +27,7 @@ func (g swarm) event(f feature, clients int) Event {
 	case featJump:
 		e.Kind = ClockJump
 		e.Target, e.Index = g.process()
-		e.Delta = signedOf(g, g.durIn(time.Second, 5*time.Minute))
+		e.Delta = signedOf(g, g.jumpSize())
 	case featPause:
 		// Some pauses outlast the one-minute TTL: the seed's classic bug.
 		e.Kind, e.Client = Pause, g.rng.IntN(clients)
@@ -37,6 +37,52 @@ func (g swarm) event(f feature, clients int) Event {
 		e.Nodes = g.rng.Perm(g.s.Nodes)[:g.s.Replication]
 	}
 	return e
+}
+
+// jumpSize draws a clock jump's size: 1 s to 5 min; up to a bound (at it
+// half the time); past the bound when the draw breaks it.
+func (g swarm) jumpSize() time.Duration {
+	bound := g.bd.ClockJumpMax
+	switch {
+	case bound == 0 || g.bd.NoClockJumps:
+		return g.durIn(time.Second, 5*time.Minute)
+	case g.br.has(BreakClockJumps):
+		lo := max(bound+time.Millisecond, time.Second)
+		return g.durIn(lo, max(lo, 5*time.Minute))
+	}
+	return g.edgeOr(bound, func() time.Duration { return g.durIn(time.Millisecond, bound) })
+}
+
+// fitJumps narrows every clock jump of a sorted event list so that its
+// clock stays within half the clock-error bound of true time, before and
+// after it, to the end of the run; half the time the jump goes as far as
+// the bound lets it. A jump with no room left is dropped.
+func (g swarm) fitJumps(clocks []Clock, events []Event) []Event {
+	half := int64(g.bd.ClockErrorMax / 2)
+	end := int64(g.s.Duration)
+	out := events[:0]
+	for _, e := range events {
+		if e.Kind != ClockJump {
+			out = append(out, e)
+			continue
+		}
+		lo, hi := jumpRoom(clocks, out, e, half, end, g.bd.ClockJumpMax)
+		d := int64(e.Delta)
+		if g.rng.IntN(2) == 0 { // to the edge, in the drawn direction
+			if d > 0 {
+				d = hi
+			} else {
+				d = lo
+			}
+		}
+		d = min(max(d, lo), hi) / 1e6 * 1e6 // whole ms, toward zero: still inside
+		if d == 0 {
+			continue
+		}
+		e.Delta = time.Duration(d)
+		out = append(out, e)
+	}
+	return out
 }
 
 // group draws one side of a partition: each node and host joins with

@@ -1,6 +1,10 @@
 package sim
 
-import "sort"
+import (
+	"sort"
+
+	"locksim/faults"
+)
 
 // clock is one process's local clock:
 //
@@ -21,13 +25,7 @@ func (c *clock) addJump(at, delta int64) {
 	sort.SliceStable(c.jumps, func(i, j int) bool { return c.jumps[i].at < c.jumps[j].at })
 }
 
-func (c *clock) driftAt(t int64) int64 {
-	if c.driftPPM == 0 {
-		return 0 // most clocks: skip the divisions
-	}
-	// t*drift/1e6 without overflow for any run shorter than centuries.
-	return t/1_000_000*c.driftPPM + t%1_000_000*c.driftPPM/1_000_000
-}
+func (c *clock) driftAt(t int64) int64 { return faults.DriftAt(c.driftPPM, t) }
 
 // local is the reading at true time t.
 func (c *clock) local(t int64) int64 {

@@ -1,0 +1,217 @@
+package faults
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Bounds keep a generator inside a variant's envelope, up to its edges: a
+// drift bound is met by drifts at the bound as well as under it, a pause
+// sized by the validity ends just before the validity does. Break names the
+// bounds a draw crosses on purpose instead. The zero Bounds bound nothing:
+// the plain swarm draw.
+//
+// Bounds is the generators' side of algorithm.Envelope (package explore
+// converts one into the other); the names in Break are the envelope's
+// assumption names.
+type Bounds struct {
+	// ClockErrorMax, when positive, keeps every clock within half of it of
+	// true time for the whole run (offset, drift and jumps together), so any
+	// two read at most ClockErrorMax apart.
+	ClockErrorMax time.Duration
+	// ClockRateDiffMaxPPM, when positive, draws every drift from one band
+	// this wide that contains zero, so any two clocks (true time too) run at
+	// most this many ppm apart.
+	ClockRateDiffMaxPPM int64
+	// NoClockJumps draws no jumps; else ClockJumpMax, when positive, bounds
+	// their size.
+	NoClockJumps bool
+	ClockJumpMax time.Duration
+	// ValidityEdge, when positive, sizes every fault-point pause by the
+	// holder's validity (Points.UntilValidityLeft) and leaves at least this
+	// much of it, plus the plan's extra latency: the longest a message can
+	// take, so the access after the pause lands in time.
+	ValidityEdge time.Duration
+	// NoWipes draws no crash that loses data; NoTopology no topology change.
+	NoWipes    bool
+	NoTopology bool
+	// LossMaxPPM, when positive, bounds steady message loss: requests lost
+	// and replies lost, by loss or after their request was applied
+	// (ReplyLost), each at most this often.
+	LossMaxPPM PPM
+	// Quarantined and Fenced say the variant relies on the deployment's
+	// restart quarantine and token checks: only then can a draw break them
+	// (Deployment.NoQuarantine, NoFencing).
+	Quarantined, Fenced bool
+
+	// Break lists what this draw crosses on purpose. Each seed breaks a
+	// random non-empty subset of those the classes let it break, and keeps
+	// the others.
+	Break []Breakable
+}
+
+// Breakable names a bound a draw can cross: the envelope assumption it
+// enforces.
+type Breakable string
+
+const (
+	BreakClockError        Breakable = "clock-error"         // clock offsets beyond ClockErrorMax
+	BreakClockRate         Breakable = "clock-rate"          // drift beyond the band
+	BreakClockJumps        Breakable = "clock-jumps"         // jumps, or larger ones
+	BreakUseWithinValidity Breakable = "use-within-validity" // fault-point pauses past the validity
+	BreakFixedTopology     Breakable = "fixed-topology"      // topology changes
+	BreakDurableNodes      Breakable = "durable-nodes"       // crashes that lose data
+	BreakRestartQuarantine Breakable = "restart-quarantine"  // no quarantine, and crashes that lose data
+	BreakTokenChecks       Breakable = "token-checks"        // no token checks, and pauses past the validity
+	BreakMessageLoss       Breakable = "message-loss"        // loss above LossMaxPPM
+)
+
+// breakables lists every Breakable with the class a draw needs to cross it.
+var breakables = []struct {
+	b     Breakable
+	class Class
+}{
+	{BreakClockError, ClassSkew}, {BreakClockRate, ClassSkew}, {BreakClockJumps, ClassJump},
+	{BreakUseWithinValidity, ClassPause}, {BreakFixedTopology, ClassTopology},
+	{BreakDurableNodes, ClassAmnesia}, {BreakRestartQuarantine, ClassAmnesia},
+	{BreakTokenChecks, ClassPause}, {BreakMessageLoss, ClassLoss},
+}
+
+// ParseBreakable reads a Breakable's name.
+func ParseBreakable(s string) (Breakable, error) {
+	for _, x := range breakables {
+		if string(x.b) == s {
+			return x.b, nil
+		}
+	}
+	names := make([]string, len(breakables))
+	for i, x := range breakables {
+		names[i] = string(x.b)
+	}
+	return "", fmt.Errorf("faults: %q cannot be broken (known: %s)", s, strings.Join(names, ", "))
+}
+
+// ClassOf is the class a draw needs to cross b.
+func (b Breakable) ClassOf() Class {
+	for _, x := range breakables {
+		if x.b == b {
+			return x.class
+		}
+	}
+	return ""
+}
+
+// bounded reports whether the bounds constrain b at all (a draw can only
+// cross a bound there is).
+func (bd Bounds) bounded(b Breakable) bool {
+	switch b {
+	case BreakClockError:
+		return bd.ClockErrorMax > 0
+	case BreakClockRate:
+		return bd.ClockRateDiffMaxPPM > 0
+	case BreakClockJumps:
+		return bd.NoClockJumps || bd.ClockJumpMax > 0
+	case BreakUseWithinValidity:
+		return bd.ValidityEdge > 0
+	case BreakFixedTopology:
+		return bd.NoTopology
+	case BreakDurableNodes:
+		return bd.NoWipes
+	case BreakRestartQuarantine:
+		return bd.Quarantined
+	case BreakTokenChecks:
+		return bd.Fenced
+	case BreakMessageLoss:
+		return bd.LossMaxPPM > 0
+	}
+	return false
+}
+
+// Validate reports the first bound that makes no sense, or a Break that
+// crosses no bound or needs a class not in a.
+func (bd Bounds) Validate(a Allowed) error {
+	switch {
+	case bd.ClockErrorMax < 0:
+		return fmt.Errorf("bounds: clock error %v is negative", bd.ClockErrorMax)
+	case bd.ClockRateDiffMaxPPM < 0:
+		return fmt.Errorf("bounds: clock rate difference %d ppm is negative", bd.ClockRateDiffMaxPPM)
+	case bd.ClockJumpMax < 0:
+		return fmt.Errorf("bounds: clock jump %v is negative", bd.ClockJumpMax)
+	case bd.ValidityEdge < 0:
+		return fmt.Errorf("bounds: validity edge %v is negative", bd.ValidityEdge)
+	case bd.LossMaxPPM > Million:
+		return fmt.Errorf("bounds: loss %d ppm exceeds %d", bd.LossMaxPPM, Million)
+	}
+	for _, b := range bd.Break {
+		class := b.ClassOf()
+		switch {
+		case class == "":
+			_, err := ParseBreakable(string(b))
+			return err
+		case !bd.bounded(b):
+			return fmt.Errorf("bounds: nothing bounds %s, so nothing can break it", b)
+		case !a.Has(class):
+			return fmt.Errorf("bounds: breaking %s needs fault class %s, not in %s", b, class, a)
+		}
+	}
+	return nil
+}
+
+// mustValidate panics on bounds a generator cannot draw within: it has no
+// error to return.
+func (bd Bounds) mustValidate(a Allowed) {
+	if err := bd.Validate(a); err != nil {
+		panic("faults: " + err.Error())
+	}
+}
+
+// breakSet is the set of bounds one draw crosses, a bit per position in
+// breakables.
+type breakSet uint16
+
+func breakBit(b Breakable) breakSet {
+	for i, x := range breakables {
+		if x.b == b {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+func (s breakSet) has(b Breakable) bool { return s&breakBit(b) != 0 }
+
+// forbids reports whether the bounds keep feature f out of a draw that does
+// not break them.
+func (bd Bounds) forbids(f feature, br breakSet) bool {
+	switch f {
+	case featJump:
+		return bd.NoClockJumps && !br.has(BreakClockJumps)
+	case featAmnesia:
+		return bd.NoWipes && !br.has(BreakDurableNodes) && !br.has(BreakRestartQuarantine)
+	case featTopology:
+		return bd.NoTopology && !br.has(BreakFixedTopology)
+	}
+	return false
+}
+
+// forces is the feature a draw that crosses b must switch on.
+func forces(b Breakable) feature {
+	switch b {
+	case BreakClockError:
+		return featOffset
+	case BreakClockRate:
+		return featDrift
+	case BreakClockJumps:
+		return featJump
+	case BreakUseWithinValidity, BreakTokenChecks:
+		return featPoints
+	case BreakFixedTopology:
+		return featTopology
+	case BreakDurableNodes, BreakRestartQuarantine:
+		return featAmnesia
+	case BreakMessageLoss:
+		return featLoss
+	}
+	panic("faults: unknown breakable " + string(b))
+}
