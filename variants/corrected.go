@@ -13,7 +13,8 @@ import "locksim/algorithm"
 //   - restarted nodes refuse writes for one TTL (fix-amnesia);
 //   - it writes every server before deciding, instead of giving up on the
 //     first KeyAlreadyExists, and retries a failed attempt up to three times
-//     after a randomised backoff, instead of scavenging.
+//     after a randomised backoff, instead of scavenging;
+//   - it retries a release that times out, up to three times per server.
 //
 // It is safe only inside its envelope (leaseEnvelope): clock rates differ
 // by at most the drift margin and no clock steps, a client never pauses (or
@@ -28,13 +29,14 @@ func init() {
 	registerDHT(algorithm.Variant{
 		Name:     "corrected",
 		Summary:  "every fix short of fencing: majority, unique owner, node TTL, validity, partial release, quarantine, backoff",
-		Envelope: leaseEnvelope(),
+		Envelope: leaseEnvelope(retriedReleaseLossMaxPPM),
 	}, correctedFixes)
 }
 
 // leaseEnvelope is the envelope of a lock whose holder stops at a validity
 // deadline and nothing else protects the resource: corrected and redlock.
-func leaseEnvelope() algorithm.Envelope {
+// They differ in the message loss under which they stay live.
+func leaseEnvelope(lossMaxPPM int64) algorithm.Envelope {
 	return algorithm.Envelope{
 		Safety: algorithm.Assumptions{
 			// The validity ends driftMarginPPM of the TTL (plus 2 ms) before
@@ -49,7 +51,7 @@ func leaseEnvelope() algorithm.Envelope {
 			FixedTopologyWhileHeld: true,
 			RestartQuarantine:      true,
 		},
-		Liveness: algorithm.Assumptions{MessageLossMaxPPM: livenessLossMaxPPM},
+		Liveness: algorithm.Assumptions{MessageLossMaxPPM: lossMaxPPM},
 	}
 }
 
@@ -61,4 +63,5 @@ var correctedFixes = fixes{
 	releasePartial: true,
 	tryAll:         true,
 	backoff:        true,
+	releaseRetries: true,
 }

@@ -78,3 +78,34 @@ func TestCorrectedOwnerIsPerAcquisition(t *testing.T) {
 		t.Fatalf("owners %q and %q", g1.Owner, g2.Owner)
 	}
 }
+
+// A release whose compare-and-delete is lost is sent again: an item left
+// behind blocks the lock for a whole TTL, and under steady loss such items
+// pile up faster than they expire. corrected and fenced retry; redlock, as
+// specified, unlocks each master once.
+func TestReleaseRetriesALostDelete(t *testing.T) {
+	for name, retries := range map[string]bool{"corrected": true, "fenced": true, "redlock": false} {
+		t.Run(name, func(t *testing.T) {
+			w := algotest.NewWorld(3)
+			w.CallCost = time.Millisecond
+			env := w.NewEnv("h1", "h1/t0", 1)
+			lock := mustLookup(t, name).New()
+			g := lock.Acquire(env, "k")
+			if !g.Granted {
+				t.Fatal("not granted on a free lock")
+			}
+			lost := false
+			w.BeforeCall = func(n *algotest.Node, what string) {
+				n.Down = false
+				if strings.HasPrefix(what, "cad ") && n.Name() == "n2" && !lost {
+					n.Down, lost = true, true // the first delete sent to n2 is lost
+				}
+			}
+			lock.Release(env, "k", g)
+			_, left := w.Nodes[1].Item("k_lock")
+			if !lost || left == retries {
+				t.Fatalf("lost a delete: %v; n2 still holds the item: %v; want it held only without retries", lost, left)
+			}
+		})
+	}
+}

@@ -27,8 +27,9 @@ type fixes struct {
 	releasePartial bool // fix-partial: clear own items before returning false
 
 	// Used by corrected only.
-	tryAll  bool // write every server before deciding; on failure retry instead of scavenging (needs nodeClock)
-	backoff bool // randomised sleep before an internal retry
+	tryAll         bool // write every server before deciding; on failure retry instead of scavenging (needs nodeClock)
+	backoff        bool // randomised sleep before an internal retry
+	releaseRetries bool // retry a release that timed out (its request or reply may have been lost)
 }
 
 // Timing of the fixes; the drift margin is Redlock's (1% of the TTL + 2 ms).
@@ -37,10 +38,15 @@ const (
 	driftMarginFixed = 2 * time.Millisecond
 	retryDelayMin    = 50 * time.Millisecond  // backoff: at least this long...
 	retryDelaySpread = 200 * time.Millisecond // ...plus a uniform random part below this
+	releaseTries     = 3                      // compare-and-deletes sent to a server that does not answer
 
-	// livenessLossMaxPPM is the steady message loss under which the
-	// lease-based variants promise liveness.
-	livenessLossMaxPPM = 20_000
+	// retriedReleaseLossMaxPPM is the steady message loss under which a
+	// lock that retries its releases (corrected, fenced) promises liveness:
+	// the swarm's heaviest loss, 20%. Measured with loss alone, 500 seeds of
+	// ten minutes each: corrected 0 starved at 20% and 0 of 300 at 30%
+	// (5 at 40%); fenced 0 at 20%, 17 of 300 at 30% (it needs more round
+	// trips per grant).
+	retriedReleaseLossMaxPPM = 200_000
 )
 
 // deployed takes the deployment's TTL unless one was set explicitly.
@@ -217,13 +223,31 @@ func (l dhtLock) pause(env algorithm.Env) {
 	}
 }
 
+// compareAndDelete removes owner's item from server. NotOwner means it is
+// gone; ServerDown may mean the request or only its reply was lost, so with
+// releaseRetries it asks again: an item left behind blocks the lock for a
+// whole TTL, and under steady loss such items pile up faster than they
+// expire (found by locksim: corrected, 5% loss, seed 8, three waiters
+// starved for 197 s). Deleting by owner twice is harmless.
+func (l dhtLock) compareAndDelete(server algorithm.Server, lockKey, owner string) {
+	tries := 1
+	if l.fix.releaseRetries {
+		tries = releaseTries
+	}
+	for range tries {
+		if err := server.CompareAndDelete(lockKey, owner); !errors.Is(err, algorithm.ErrServerDown) {
+			return // done, or NotOwner: nothing more to do
+		}
+	}
+}
+
 // clearLock is ClearLock(key) for owner. It reads every server, so it also
 // clears items whose write reply was lost.
 func (l dhtLock) clearLock(env algorithm.Env, key, owner string) {
 	lockKey := key + "_lock"
 	for _, server := range env.Topology(key) {
 		if l.fix.nodeClock {
-			_ = server.CompareAndDelete(lockKey, owner) // NotOwner, ServerDown: nothing more to do
+			l.compareAndDelete(server, lockKey, owner)
 			continue
 		}
 		val, err := server.ReadKey(lockKey)

@@ -100,3 +100,75 @@ func TestFencedFailsWithoutAMajorityOfCounters(t *testing.T) {
 		t.Fatalf("n1 still holds %+v", it)
 	}
 }
+
+// A catch-up survives lost replies: the key has moved to two nodes whose
+// counters lag far behind the third's, and every other increment on them
+// loses its reply. Giving up at the first lost reply left no majority of
+// caught-up counters, ever.
+func TestFencedCatchUpSurvivesLostReplies(t *testing.T) {
+	fenced := mustLookup(t, "fenced")
+	w := algotest.NewWorld(3)
+	w.CallCost = time.Millisecond
+	env := w.NewEnv("h1", "h1/t0", 1)
+	for range 100 {
+		if _, err := w.Nodes[0].Increment("k_fence"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := 0
+	w.BeforeCall = func(n *algotest.Node, what string) {
+		if strings.HasPrefix(what, "incr ") && n.Name() != "n1" {
+			if calls++; calls%2 == 0 {
+				n.LoseReplies = 1
+			}
+		}
+	}
+	g := fenced.New().Acquire(env, "k")
+	if !g.Granted || g.Token>>32 <= 100 {
+		t.Fatalf("want a grant with a counter above 100 despite lost replies, got %+v", g)
+	}
+}
+
+// Two acquisitions that draw the same counter (here: a fresh replica set
+// each, so both count from 1) still get different tokens, so the resource
+// can never accept both: equal tokens are the only way two holders both
+// slip an access past it.
+func TestFencedTokensAreUniqueWhenCountersRepeat(t *testing.T) {
+	fenced := mustLookup(t, "fenced")
+	seen := map[uint64]bool{}
+	for i := range 50 {
+		w := algotest.NewWorld(3)
+		w.CallCost = time.Millisecond
+		g := fenced.New().Acquire(w.NewEnv("h1", "h1/t0", uint64(i)), "k")
+		if !g.Granted || g.Token>>32 != 1 {
+			t.Fatalf("acquisition %d: want counter 1, got %+v", i, g)
+		}
+		if seen[g.Token] {
+			t.Fatalf("acquisition %d repeats token %#x", i, g.Token)
+		}
+		seen[g.Token] = true
+	}
+}
+
+// A grant whose validity ran out while its token was drawn is given back,
+// not returned: nobody could use it, and its holder would believe it for no
+// time at all while the next holder may already draw the same counter.
+func TestFencedRefusesAGrantThatExpiredDuringTheDraw(t *testing.T) {
+	fenced := mustLookup(t, "fenced")
+	w := algotest.NewWorld(3)
+	w.CallCost = time.Millisecond
+	w.BeforeCall = func(n *algotest.Node, what string) {
+		if strings.HasPrefix(what, "incr ") {
+			w.Clock += 30 * time.Second // a pause during the draw
+		}
+	}
+	g := fenced.New().Acquire(w.NewEnv("h1", "h1/t0", 1), "k")
+	if g.Granted {
+		t.Fatalf("granted with no validity left: %+v", g)
+	}
+	for _, n := range w.Nodes {
+		if it, ok := n.Item("k_lock"); ok {
+			t.Fatalf("%s still holds %+v", n.Name(), it)
+		}
+	}
+}
