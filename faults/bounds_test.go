@@ -52,6 +52,9 @@ func crossed(p Plan, bd Bounds, s Shape) []Breakable {
 	}
 	if bd.ValidityEdge > 0 && p.Points.PausePPM > 0 {
 		add(p.Points.UntilValidityLeft < bd.ValidityEdge+p.Network.ExtraLatencyMax || p.Points.PauseFor > 0, BreakUseWithinValidity)
+		// A timed pause can hold a client waking from a point pause past
+		// its validity.
+		add(slices.ContainsFunc(p.Events, func(e Event) bool { return e.Kind == Pause }), BreakUseWithinValidity)
 	}
 	add(p.Deployment.NoQuarantine, BreakRestartQuarantine)
 	add(p.Deployment.NoFencing, BreakTokenChecks)

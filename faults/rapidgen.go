@@ -43,7 +43,13 @@ func PlanGenWithin(classes []Class, s Shape, bd Bounds) *rapid.Generator[Plan] {
 		if a.permits(featPoints) && (forced(br, featPoints) || rapid.Bool().Draw(t, "points")) {
 			p.Points = drawPoints(t, bd, br, p.Network.ExtraLatencyMax)
 		}
-		if kinds := eventKinds(a, bd, br); len(kinds) > 0 {
+		kinds := eventKinds(a, bd, br)
+		if p.Points.PausePPM > 0 && bd.keepsValidity(br) {
+			// As in Swarm: a timed pause can hold a client waking from a
+			// pause sized by its validity past the validity's end.
+			kinds = slices.DeleteFunc(kinds, func(f feature) bool { return f == featPause })
+		}
+		if len(kinds) > 0 {
 			ev := eventGen(kinds, s, s.ClientsFor(p), bd, br)
 			minEvents := 0
 			for _, f := range kinds {

@@ -103,7 +103,22 @@ func (g swarm) pickFeatures(a Allowed) (on [numFeatures]bool) {
 			on[forces(x.b)] = true
 		}
 	}
+	if g.keepsValidity() && on[featPause] && on[featPoints] {
+		// A timed pause that catches a client waking from a pause sized by
+		// its validity holds it past the validity's end, between its check
+		// and its use: inside the envelope only one of the two is drawn.
+		// (Either alone cannot carry a use past the validity.)
+		on[[]feature{featPause, featPoints}[g.rng.IntN(2)]] = false
+	}
 	return on
+}
+
+// keepsValidity reports whether the draw keeps fault-point pauses inside
+// the holder's validity.
+func (g swarm) keepsValidity() bool { return g.bd.keepsValidity(g.br) }
+
+func (bd Bounds) keepsValidity(br breakSet) bool {
+	return bd.ValidityEdge > 0 && !br.has(BreakUseWithinValidity) && !br.has(BreakTokenChecks)
 }
 
 func (g swarm) network(p *Plan, on [numFeatures]bool) {

@@ -107,6 +107,16 @@ type History struct {
 	// checking a run against an envelope; no checker of the properties
 	// reads them.
 	Pauses []PointPause `json:"pauses,omitempty"`
+	// Restarts are the nodes that came back up, in time order: when, and
+	// whether they had lost their data while down.
+	Restarts []Restart `json:"restarts,omitempty"`
+}
+
+// Restart is a node coming back up after its last open crash window.
+type Restart struct {
+	Node  int   `json:"node"`
+	Time  int64 `json:"t"`
+	Empty bool  `json:"empty,omitempty"` // a crash while it was down lost its data
 }
 
 // PointPause is one pause a client took at a fault point.

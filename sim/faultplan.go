@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"locksim/faults"
+	"locksim/model"
 )
 
 // applyClocks sets every process clock from the plan before the run starts.
@@ -64,6 +65,7 @@ func (w *world) startFault(i int) {
 		n.crashes++
 		if e.Wipe {
 			n.store.wipe()
+			n.wiped = true
 		}
 		w.note("!! crash %s (wipe=%v) for %s", n.name, e.Wipe, fmtTime(int64(e.For)))
 		if e.For > 0 {
@@ -111,6 +113,8 @@ func (w *world) endFault(i int) {
 		}
 		n.up = true
 		n.restarted, n.restartAt = true, w.now
+		w.hist.Restarts = append(w.hist.Restarts, model.Restart{Node: e.Node, Time: w.now, Empty: n.wiped})
+		n.wiped = false
 		w.note("!! restart %s", n.name)
 	case faults.Partition:
 		for j := range w.parts {

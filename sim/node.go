@@ -241,5 +241,6 @@ type node struct {
 	clogUntil int64 // true time; deliveries wait until then
 	restartAt int64 // true time of the last restart (quarantine)
 	restarted bool
+	wiped     bool // lost its data while down (cleared at restart)
 	clock     clock
 }

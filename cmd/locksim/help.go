@@ -18,15 +18,22 @@ subcommands:
 const helpFooter = `
 Run "locksim help <subcommand>" or "locksim <subcommand> -h" for its flags and examples.
 
-exit codes: 0 no violation, 1 violation found, 2 bad usage or input.
+Seeds draw their faults from every class (-faults all) and stay inside the variant's
+envelope: what it assumes of the world (locksim variants -v). A violation of a property
+the variant promises, inside the envelope, is a bug; one that came only after the run
+broke an assumption (-beyond breaks them on purpose) is expected, and says which.
+
+exit codes: 0 no bug, 1 a bug found (with -strict: any violation), 2 bad usage or input.
 
 environment: GOGC, if set, is used as given; otherwise locksim runs at GOGC=400,
 since a sweep's garbage dies with each seed (docs/PERFORMANCE.md).
 
 find, replay, minimise:
-  locksim sweep -variant original -faults skew -n 200 -out repros
-  locksim replay repros/original-seed-2.json
-  locksim minimize repros/original-seed-2.json
+  locksim sweep -variant original -faults pause -n 200 -out repros
+  locksim replay repros/original-seed-6.json
+  locksim minimize repros/original-seed-6.json
+what breaking an assumption costs:
+  locksim sweep -variant corrected -beyond all -n 2000 -keep-going
 `
 
 func helpCmd(args []string, stdout, stderr io.Writer) int {

@@ -35,7 +35,7 @@ var commands []command
 func init() {
 	commands = append([]command{
 		{"run", "run one scenario and check it", runCmd},
-		{"sweep", "run many seeds on every core, stop at the first violation", sweepCmd},
+		{"sweep", "run many seeds on every core, stop at the first bug", sweepCmd},
 		{"replay", "re-run a repro file (or a seed) and check the verdict still holds", replayCmd},
 		{"minimize", "shrink a repro's fault plan while the same violation still occurs", minimizeCmd},
 		{"variants", "list the registered lock algorithms", variantsCmd},

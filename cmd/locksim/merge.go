@@ -99,7 +99,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		head = stderr
 	}
 	r := m.result
-	describeTarget(head, explore.Target{Variant: algorithm.Variant{Name: r.Target.Variant}, Classes: r.Target.Classes, Config: r.Target.Config})
+	describeTarget(head, explore.Target{Variant: algorithm.Variant{Name: r.Target.Variant}, Classes: r.Target.Classes,
+		Beyond: r.Target.Beyond, Config: r.Target.Config})
 	fmt.Fprintf(head, "seeds:   %s, %s\n", describeSeeds(explore.SweepOptions{From: r.Seeds.From, Count: r.Seeds.Count}), m.describeShards())
 	if *asJSON {
 		if err := writeJSON(stdout, r); err != nil {
@@ -107,13 +108,15 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		for _, x := range r.Failures {
-			printFailure(stdout, x)
+			printFailure(stdout, x, r.Target.Variant)
 		}
 		fmt.Fprintf(stdout, "merge: %d of %d seeds run%s, %d failing, %d events\n",
 			r.Runs, m.total, m.notRun(), len(r.Failures), r.Events)
+		fmt.Fprintf(stdout, "       %d inside the envelope, %s, %d broke only what the variant does not promise\n",
+			r.Inside, describeExpected(r.Expected, r.ExpectedBy), r.Unpromised)
 	}
 	if len(m.stopped) > 0 {
-		fmt.Fprintf(head, "note: without -keep-going each shard stops at its own first violation: seed %d, the lowest failing seed, "+
+		fmt.Fprintf(head, "note: without -keep-going each shard stops at its own first failure: seed %d, the lowest failing seed, "+
 			"is the sweep's first failure, but the others are only the first of their shards.\n", r.Failures[0].Seed)
 	}
 	if len(r.Failures) > 0 {
@@ -136,7 +139,7 @@ func (m mergedSweep) describeShards() string {
 func (m mergedSweep) notRun() string {
 	var why []string
 	if len(m.stopped) > 0 {
-		why = append(why, fmt.Sprintf("%s stopped at the first violation", shardList(m.stopped, m.shards)))
+		why = append(why, fmt.Sprintf("%s stopped at the first failure", shardList(m.stopped, m.shards)))
 	}
 	if len(m.missing) > 0 {
 		why = append(why, fmt.Sprintf("%s missing", shardList(m.missing, m.shards)))
@@ -248,6 +251,10 @@ func mergeShards(shards []sweepShard, partial bool) (mergedSweep, error) {
 		}
 		m.result.Runs += s.Runs
 		m.result.Events += s.Events
+		m.result.Inside += s.Inside
+		m.result.Expected += s.Expected
+		m.result.Unpromised += s.Unpromised
+		m.result.ExpectedBy = addBreachCounts(m.result.ExpectedBy, s.ExpectedBy)
 		m.result.Failures = append(m.result.Failures, s.Failures...)
 	}
 	for k, s := range byIndex {
@@ -269,7 +276,28 @@ func mergeShards(shards []sweepShard, partial bool) (mergedSweep, error) {
 	if m.result.Failures == nil {
 		m.result.Failures = []failureJSON{}
 	}
+	if m.result.ExpectedBy == nil {
+		m.result.ExpectedBy = []breachCount{}
+	}
 	return m, nil
+}
+
+// addBreachCounts sums two tallies of expected seeds, in the order
+// algorithm.EveryAssumption lists the assumptions (as sweep writes them).
+func addBreachCounts(a, b []breachCount) []breachCount {
+	var out []breachCount
+	for _, n := range algorithm.EveryAssumption {
+		seeds := 0
+		for _, x := range append(slices.Clip(a), b...) {
+			if x.Assumption == n {
+				seeds += x.Seeds
+			}
+		}
+		if seeds > 0 {
+			out = append(out, breachCount{n, seeds})
+		}
+	}
+	return out
 }
 
 // sameSweep says how b is not a shard of the sweep a is a shard of.
@@ -283,6 +311,10 @@ func sameSweep(a, b sweepShard) error {
 		return fmt.Errorf("not shards of one sweep: %s sweeps variant %s, %s variant %s", a.name, at.Variant, b.name, bt.Variant)
 	case !slices.Equal(at.Classes, bt.Classes):
 		return fmt.Errorf("not shards of one sweep: %s sweeps faults %s, %s faults %s", a.name, rawClasses(at.Classes), b.name, rawClasses(bt.Classes))
+	case !slices.Equal(at.Beyond, bt.Beyond):
+		return fmt.Errorf("not shards of one sweep: %s draws %s, %s %s", a.name, describeDraws(at.Beyond), b.name, describeDraws(bt.Beyond))
+	case at.Strict != bt.Strict:
+		return fmt.Errorf("not shards of one sweep: one of %s and %s ran with -strict, the other without", a.name, b.name)
 	case at.Config != bt.Config:
 		return fmt.Errorf("not shards of one sweep: %s and %s differ in config %s", a.name, b.name, configDiff(at.Config, bt.Config))
 	case a.Seeds.From != b.Seeds.From || a.Seeds.Count != b.Seeds.Count:

@@ -67,7 +67,7 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	printMinimized(stdout, t, res)
 	printPlan(stdout, o)
-	printVerdict(stdout, o.Verdict)
+	printOutcome(stdout, o, t.Variant.Name)
 	if err := printTimeline(stdout, o, *trace); err != nil {
 		return f.fail(stderr, err)
 	}

@@ -29,7 +29,30 @@ func printPlan(w io.Writer, o explore.Outcome) {
 	fmt.Fprintf(w, "plan:    %s (size %d)\n", strings.Join(fs, ", "), o.Plan.Size())
 }
 
-// printVerdict writes the violations, one line each, and the key metrics.
+// printOutcome writes a run's verdict, each violation judged against the
+// variant's envelope (a bug, expected, or not promised), and the metrics.
+func printOutcome(w io.Writer, o explore.Outcome, variant string) {
+	switch {
+	case o.Verdict.OK():
+		fmt.Fprintf(w, "verdict: ok, no violation\n")
+	case o.Bugs() > 0:
+		fmt.Fprintf(w, "verdict: VIOLATION, a bug of %s: a property it promises broke inside its envelope\n", variant)
+	case o.Expected():
+		fmt.Fprintf(w, "verdict: expected: promised properties broke only after the run broke an assumption (a failure with -strict)\n")
+	default:
+		fmt.Fprintf(w, "verdict: ok for what %s promises (a failure with -strict)\n", variant)
+	}
+	for _, x := range o.Findings {
+		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
+		if note := x.Note(variant); note != "" {
+			fmt.Fprintf(w, "    %s\n", note)
+		}
+	}
+	printMetrics(w, o.Verdict.Metrics)
+}
+
+// printVerdict writes a verdict as recorded (without its standing), one
+// violation a line, and the key metrics.
 func printVerdict(w io.Writer, v model.Verdict) {
 	if v.OK() {
 		fmt.Fprintf(w, "verdict: ok, no violation\n")
@@ -39,7 +62,10 @@ func printVerdict(w io.Writer, v model.Verdict) {
 			fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
 		}
 	}
-	m := v.Metrics
+	printMetrics(w, v.Metrics)
+}
+
+func printMetrics(w io.Writer, m model.Metrics) {
 	fmt.Fprintf(w, "metrics: %d grants, %d failed attempts, acquire p50 %s p99 %s, availability %.1f%%, %.1f messages/grant, longest without holder %s, lock items left %d\n",
 		m.Grants, m.FailedAttempts, approx(m.AcquireP50), approx(m.AcquireP99),
 		100*m.Availability, m.MessagesPerGrant, approx(m.LongestNoHolderNS), m.Leftovers)
@@ -52,7 +78,7 @@ func printTimeline(w io.Writer, o explore.Outcome, full bool) error {
 	switch {
 	case full:
 		fmt.Fprintf(w, "\ntimeline:\n")
-	case o.Failed():
+	case !o.Verdict.OK():
 		fmt.Fprintf(w, "\ntimeline around the first violation (-trace shows all of it):\n")
 		opt = reports.TimelineOptions{Around: timelineAround, MaxLines: timelineMaxLines}
 	default:
@@ -102,4 +128,12 @@ func approx(ns int64) string {
 		return short(d.Round(100 * time.Microsecond))
 	}
 	return short(d.Round(time.Millisecond))
+}
+
+// orEmpty is xs, or an empty slice for nil, so JSON says [] rather than null.
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }

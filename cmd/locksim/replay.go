@@ -13,13 +13,15 @@ import (
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("replay", "locksim replay FILE [-trace] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [scenario flags] [-trace] [-html OUT.html]",
+	f := newFlags("replay", "locksim replay FILE [-strict] [-trace] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [-beyond ASSUMPTION,...] [scenario flags] [-trace] [-html OUT.html]",
 		"Re-runs a failure: from a repro file (variant, config, seed, plan and the recorded verdict),\n"+
 			"or from a seed whose plan is redrawn from -faults. With a file it checks that the verdict\n"+
 			"and trace hash equal the recorded ones and says clearly when they do not (and when the\n"+
-			"file came from another locksim version). Prints the timeline around the first violation;\n"+
+			"file came from another locksim version). Judges each violation against the variant's\n"+
+			"envelope, as run and sweep do, and prints the timeline around the first violation;\n"+
 			"-html writes porcupine's visualisation with the plan's faults as annotations.\n"+
-			"Exit 0: no violation now; 1: a violation (reproduced or not); 2: bad usage or input.",
+			"Exit 0: no bug now; 1: a bug (with -strict: any violation), reproduced or not; 2: bad\n"+
+			"usage or input.",
 		"locksim replay repros/original-seed-2.json",
 		"locksim replay repros/original-seed-2-min.json -trace -html seed2.html",
 		"locksim replay -variant original -seed 7 -faults threads -duration 3m")
@@ -48,14 +50,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return f.fail(stderr, err)
 		}
-		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed}
+		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: sc.runOptions()}
 		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
 	default:
 		t, err := sc.target(f)
 		if err != nil {
 			return f.fail(stderr, err)
 		}
-		rp = replayed{target: t, seed: *seed}
+		rp = replayed{target: t, seed: *seed, opt: sc.runOptions()}
 	}
 	describeTarget(stdout, rp.target)
 	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
@@ -65,7 +67,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, err)
 	}
 	printPlan(stdout, o)
-	printVerdict(stdout, o.Verdict)
+	printOutcome(stdout, o, rp.target.Variant.Name)
 	if rp.repro != nil {
 		printComparison(stdout, *rp.repro, o)
 	}
@@ -78,12 +80,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
 	}
-	if o.Failed() {
+	if !o.Verdict.OK() {
 		if rp.repro == nil {
 			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayCommand(rp.target, rp.seed))
 		} else {
 			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(rp.file))
 		}
+	}
+	if o.Failed() {
 		return exitViolation
 	}
 	return exitOK
@@ -95,10 +99,12 @@ type replayed struct {
 	repro  *explore.Repro // nil when replaying a seed
 	target explore.Target
 	seed   uint64
+	opt    explore.Options
 }
 
 func (rp replayed) run() (explore.Outcome, error) {
-	opt := explore.Options{Check: model.DefaultCheckOptions(), Keep: true}
+	opt := rp.opt
+	opt.Keep = true
 	if rp.repro != nil {
 		return explore.Replay(*rp.repro, opt)
 	}
@@ -140,7 +146,7 @@ func firstScenarioFlag(f *cmdFlags) string {
 	name := ""
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "trace", "html", "html-model":
+		case "trace", "html", "html-model", "strict":
 		default:
 			if name == "" {
 				name = fl.Name

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
@@ -12,25 +13,36 @@ import (
 
 // runJSON is what run -json prints.
 type runJSON struct {
-	Variant   string         `json:"variant"`
-	Seed      uint64         `json:"seed"`
-	Classes   []faults.Class `json:"classes"`
-	Config    sim.Config     `json:"config"`
-	Plan      faults.Plan    `json:"plan"`
-	TraceHash string         `json:"trace_hash"`
-	Verdict   model.Verdict  `json:"verdict"`
-	Replay    string         `json:"replay,omitempty"`
-	Repro     string         `json:"repro,omitempty"`
+	Variant   string                 `json:"variant"`
+	Seed      uint64                 `json:"seed"`
+	Classes   []faults.Class         `json:"classes"`
+	Beyond    []algorithm.Assumption `json:"beyond,omitempty"`
+	Config    sim.Config             `json:"config"`
+	Plan      faults.Plan            `json:"plan"`
+	TraceHash string                 `json:"trace_hash"`
+	Verdict   model.Verdict          `json:"verdict"`
+	// Findings judge the verdict's violations against the envelope;
+	// Breaches are the assumptions the run broke.
+	Findings []explore.Finding `json:"findings"`
+	Breaches []explore.Breach  `json:"breaches"`
+	Failed   bool              `json:"failed"`
+	Replay   string            `json:"replay,omitempty"`
+	Repro    string            `json:"repro,omitempty"`
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("run", "locksim run [-variant NAME] [-seed N] [-faults CLASS,...] [scenario flags]",
 		"Runs one scenario, a pure function of (variant, config, seed, fault plan): the seed draws\n"+
-			"the plan from the fault classes. Prints the verdict and key metrics and, on a violation,\n"+
-			"the timeline around it and the command that replays it. Exit 0: no violation; 1: a\n"+
-			"violation; 2: bad usage.",
+			"the plan from the fault classes (all of them unless -faults says otherwise), inside the\n"+
+			"variant's envelope unless -beyond breaks some of its assumptions on purpose. Prints the\n"+
+			"verdict, each violation judged against the envelope, and key metrics and, on a violation,\n"+
+			"the timeline around it and the command that replays it. A violation of a promised\n"+
+			"property inside the envelope is a bug; one that came only after the run broke an\n"+
+			"assumption is expected, and says which; one of a property the variant does not promise\n"+
+			"is information. Exit 0: no bug; 1: a bug (with -strict: any violation); 2: bad usage.",
 		"locksim run -variant original -seed 7 -faults threads",
 		"locksim run -variant corrected -seed 3 -faults skew,pause -duration 3m -trace",
+		"locksim run -variant corrected -seed 82 -faults jump -beyond clock-jumps   # what breaking an assumption costs",
 		"locksim run -variant fenced -seed 1 -faults all -json",
 		"locksim run -config world.json -hosts 5   # -hosts overrides the file")
 	var sc scenarioFlags
@@ -53,7 +65,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	describeTarget(head, t)
 	fmt.Fprintf(head, "seed:    %d\n", *seed)
 
-	o, err := explore.RunSeed(t, *seed, explore.Options{Check: model.DefaultCheckOptions(), Keep: true})
+	opt := sc.runOptions()
+	opt.Keep = true
+	o, err := explore.RunSeed(t, *seed, opt)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -64,10 +78,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Config: t.Config,
-			Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict, Replay: replay, Repro: path})
+		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Beyond: t.Beyond,
+			Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+			Findings: orEmpty(o.Findings), Breaches: orEmpty(o.Breaches), Failed: o.Failed(), Replay: replay, Repro: path})
 	} else {
-		err = printRun(stdout, o, *trace, replay, path)
+		err = printRun(stdout, o, t.Variant.Name, *trace, replay, path)
 	}
 	if err != nil {
 		return f.fail(stderr, err)
@@ -79,9 +94,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // printRun is run's human output after the header.
-func printRun(w io.Writer, o explore.Outcome, full bool, replay, path string) error {
+func printRun(w io.Writer, o explore.Outcome, variant string, full bool, replay, path string) error {
 	printPlan(w, o)
-	printVerdict(w, o.Verdict)
+	printOutcome(w, o, variant)
 	if err := printTimeline(w, o, full); err != nil {
 		return err
 	}

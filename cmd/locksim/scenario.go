@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/sim"
 	"locksim/sim/explore"
@@ -18,11 +19,14 @@ import (
 )
 
 // scenarioFlags choose what to explore: the variant, the fault classes a
-// seed may draw, and the world (a -config file, then the scenario flags).
-// run, sweep and replay share them.
+// seed may draw, whether it draws inside the variant's envelope or beyond
+// it, and the world (a -config file, then the scenario flags). run, sweep
+// and replay share them.
 type scenarioFlags struct {
 	variant    string
 	classes    string
+	beyond     string
+	strict     bool
 	configFile string
 	config     sim.Config // written by the scenario flags
 }
@@ -30,9 +34,19 @@ type scenarioFlags struct {
 func (s *scenarioFlags) register(f *cmdFlags) {
 	s.config = sim.DefaultConfig()
 	f.StringVar(&s.variant, "variant", "original", "lock algorithm to run (see locksim variants)")
-	f.StringVar(&s.classes, "faults", "", "fault classes a seed may draw, comma-separated, from: "+classList()+" (empty: no faults)")
+	f.StringVar(&s.classes, "faults", "all", "fault classes a seed may draw, comma-separated, from: "+classList()+" (none: a fault-free world)")
+	f.StringVar(&s.beyond, "beyond", "", "assumptions of the variant's envelope a seed breaks on purpose, comma-separated, or all (default: draw only worlds inside the envelope; see locksim variants -v)")
+	f.BoolVar(&s.strict, "strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
 	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); flags given explicitly override it")
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
+}
+
+// runOptions are the run options the flags ask for: the default checks,
+// and -strict.
+func (s *scenarioFlags) runOptions() explore.Options {
+	o := explore.DefaultOptions()
+	o.Strict = s.strict
+	return o
 }
 
 // target builds and validates the target the flags describe.
@@ -50,10 +64,38 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 		return explore.Target{}, err
 	}
 	t := explore.Target{Variant: v, Config: cfg, Classes: classes}
+	if t.Beyond, err = parseBeyond(s.beyond, t); err != nil {
+		return explore.Target{}, err
+	}
 	if err := t.Validate(); err != nil {
 		return explore.Target{}, err
 	}
 	return t, nil
+}
+
+// parseBeyond reads -beyond: assumption names, or all of those t's variant
+// makes that its classes can break.
+func parseBeyond(s string, t explore.Target) ([]algorithm.Assumption, error) {
+	switch strings.TrimSpace(s) {
+	case "":
+		return nil, nil
+	case "all":
+		all := t.BeyondAll()
+		if len(all) == 0 {
+			return nil, fmt.Errorf("-beyond all: %s assumes nothing that faults %s can break (it %s)",
+				t.Variant.Name, classesText(t.Classes), t.Variant.Envelope)
+		}
+		return all, nil
+	}
+	var out []algorithm.Assumption
+	for _, name := range strings.Split(s, ",") {
+		n, err := algorithm.ParseAssumption(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("-beyond: %v", err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // effectiveConfig is the -config file (if any) with the scenario flags that
@@ -119,16 +161,36 @@ func classList() string {
 
 // classesText is the classes as -faults reads them, "none" for none.
 func classesText(cs []faults.Class) string {
-	if len(cs) == 0 {
+	a := faults.Allow(cs...)
+	switch {
+	case len(cs) == 0:
 		return "none"
+	case a.Has(faults.ClassAll):
+		return "all"
 	}
-	return faults.Allow(cs...).String()
+	return a.String()
 }
 
 // describeTarget is the header every command prints first, like the seed.
 func describeTarget(w io.Writer, t explore.Target) {
 	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, classesText(t.Classes))
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config))
+	if t.Variant.New != nil { // a variant, not just a name read back from JSON
+		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
+	}
+	fmt.Fprintf(w, "draws:   %s\n", describeDraws(t.Beyond))
+}
+
+// describeDraws says where seeds draw their worlds.
+func describeDraws(beyond []algorithm.Assumption) string {
+	if len(beyond) == 0 {
+		return "inside the envelope, up to its edges (-beyond breaks assumptions on purpose)"
+	}
+	names := make([]string, len(beyond))
+	for i, n := range beyond {
+		names[i] = string(n)
+	}
+	return "beyond the envelope: each seed breaks one or more of " + strings.Join(names, ", ")
 }
 
 // describeConfig is the effective config on one line, flag names first.

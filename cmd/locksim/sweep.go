@@ -5,10 +5,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
 	"locksim/sim"
@@ -17,18 +19,34 @@ import (
 
 // sweepJSON is what sweep -json prints.
 type sweepJSON struct {
-	Version  string        `json:"locksim_version"`
-	Target   targetJSON    `json:"target"`
-	Seeds    seedsJSON     `json:"seeds"`
-	Runs     int           `json:"runs"`
-	Events   int64         `json:"events"`
-	Failures []failureJSON `json:"failures"`
+	Version string     `json:"locksim_version"`
+	Target  targetJSON `json:"target"`
+	Seeds   seedsJSON  `json:"seeds"`
+	Runs    int        `json:"runs"`
+	Events  int64      `json:"events"`
+	// Inside counts the seeds that broke no assumption of the envelope;
+	// Expected those whose promised properties broke only outside it, by
+	// the first assumption broken; Unpromised those that broke only what
+	// the variant does not promise. None of them fails unless -strict.
+	Inside     int           `json:"inside"`
+	Expected   int           `json:"expected"`
+	ExpectedBy []breachCount `json:"expected_by"`
+	Unpromised int           `json:"unpromised"`
+	Failures   []failureJSON `json:"failures"`
+}
+
+// breachCount is how many expected seeds first broke one assumption.
+type breachCount struct {
+	Assumption algorithm.Assumption `json:"assumption"`
+	Seeds      int                  `json:"seeds"`
 }
 
 type targetJSON struct {
-	Variant string         `json:"variant"`
-	Classes []faults.Class `json:"classes"`
-	Config  sim.Config     `json:"config"`
+	Variant string                 `json:"variant"`
+	Classes []faults.Class         `json:"classes"`
+	Beyond  []algorithm.Assumption `json:"beyond,omitempty"`
+	Strict  bool                   `json:"strict,omitempty"`
+	Config  sim.Config             `json:"config"`
 }
 
 type seedsJSON struct {
@@ -39,25 +57,35 @@ type seedsJSON struct {
 }
 
 type failureJSON struct {
-	Seed       uint64                `json:"seed"`
-	Kinds      []model.ViolationKind `json:"kinds"`
-	Violations []model.Violation     `json:"violations"` // so locksim merge prints what sweep prints
-	Replay     string                `json:"replay"`
-	Repro      string                `json:"repro"`
+	Seed     uint64                `json:"seed"`
+	Kinds    []model.ViolationKind `json:"kinds"`
+	Findings []explore.Finding     `json:"findings"` // so locksim merge prints what sweep prints
+	Replay   string                `json:"replay"`
+	Repro    string                `json:"repro"`
 }
 
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("sweep", "locksim sweep [-variant NAME] [-seeds FROM..TO | -n COUNT] [-faults CLASS,...] [-parallel N] [-out DIR] [scenario flags]",
+	f := newFlags("sweep", "locksim sweep [-variant NAME] [-seeds FROM..TO | -n COUNT] [-faults CLASS,...] [-beyond ASSUMPTION,...|all] [-strict] [-parallel N] [-out DIR] [scenario flags]",
 		"Runs many seeds on every core. Each seed is deterministic; parallelism only spreads seeds\n"+
-			"across cores, and results are reported in seed order whatever the core count. Stops at\n"+
-			"the first violation unless -keep-going. Writes a repro file per failure into -out and\n"+
-			"prints the command that replays it. Exit 0: no violation; 1: violations; 2: bad usage.\n"+
+			"across cores, and results are reported in seed order whatever the core count. A seed\n"+
+			"draws its faults from every class unless -faults says otherwise, inside the variant's\n"+
+			"envelope (what it assumes of the world, see locksim variants -v) and up to its edges;\n"+
+			"-beyond makes each seed break one or more of the named assumptions on purpose.\n"+
+			"Every violation is judged from what the run did: a bug of the variant (a promised\n"+
+			"property broke inside the envelope) fails the sweep; one that came only after an\n"+
+			"assumption broke is reported as expected, naming the assumption, when and by which\n"+
+			"fault; one of a property the variant does not promise is counted. With -strict every\n"+
+			"violation fails. Stops at the first failure unless -keep-going. Writes a repro file per\n"+
+			"failure into -out and prints the command that replays it. Exit 0: no failure; 1:\n"+
+			"failures; 2: bad usage.\n"+
 			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
 			"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n"+
 			"locksim merge combines the shards' -json outputs into one result; give every shard\n"+
 			"-keep-going, or each stops at its own first violation (see docs/SCALING.md).",
-		"locksim sweep -variant original -faults skew -n 200",
-		"locksim sweep -variant corrected -faults all -seeds 1000..1999 -keep-going -out repros",
+		"locksim sweep -variant original -n 200",
+		"locksim sweep -variant corrected -seeds 1000..1999 -keep-going -out repros",
+		"locksim sweep -variant corrected -beyond all -n 2000 -keep-going   # what breaking each assumption costs",
+		"locksim sweep -variant original -faults skew -beyond clock-error -strict -n 200",
 		"locksim sweep -variant fenced -faults crash,pause -n 10000 -keep-going -shard 0/4 -json > shard-0.json   # one machine of four",
 		"locksim sweep -variant original -faults threads -n 50 -json")
 	var sc scenarioFlags
@@ -77,7 +105,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, err)
 	}
 	opts := explore.SweepOptions{From: 1, Count: *count, Parallel: *parallel, KeepGoing: *keepGoing,
-		Run: explore.DefaultOptions()}
+		Run: sc.runOptions()}
 	if f.set("seeds") && f.set("n") {
 		return f.fail(stderr, fmt.Errorf("give -seeds or -n, not both"))
 	}
@@ -107,13 +135,22 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 
 	total := len(opts.Seeds())
 	prog := newProgress(stderr, total)
-	report := sweepJSON{Version: explore.Version, Target: targetJSON{t.Variant.Name, t.Classes, t.Config},
+	report := sweepJSON{Version: explore.Version,
+		Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sc.strict, t.Config},
 		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
 		Failures: []failureJSON{}}
 	var saveErr error
+	var outside expectedTally
 	opts.OnOutcome = func(o explore.Outcome) {
 		prog.seen(o.Failed())
-		if !o.Failed() || saveErr != nil {
+		if !o.Failed() {
+			if o.Expected() && outside.add(o) && !*asJSON {
+				prog.clear()
+				printExpected(stdout, o, t)
+			}
+			return
+		}
+		if saveErr != nil {
 			return
 		}
 		replay, path, err := saveFailure(t, o, *out)
@@ -121,12 +158,12 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
 			return
 		}
-		fj := failureJSON{o.Seed, kinds(o.Verdict), o.Verdict.Violations, replay, path}
+		fj := failureJSON{o.Seed, kinds(o.Verdict), o.Findings, replay, path}
 		if *asJSON {
 			report.Failures = append(report.Failures, fj) // the JSON lists them all
 		} else {
 			prog.clear()
-			printFailure(stdout, fj) // streamed: a long sweep holds none of them
+			printFailure(stdout, fj, t.Variant.Name) // streamed: a long sweep holds none of them
 		}
 	}
 	res, err := explore.Sweep(t, opts)
@@ -138,12 +175,14 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, saveErr)
 	}
 	report.Runs, report.Events = res.Runs, res.Events
+	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
+	report.ExpectedBy = outside.counts()
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
 			return f.fail(stderr, err)
 		}
 	} else {
-		printSweepSummary(stdout, res, total, prog)
+		printSweepSummary(stdout, res, total, prog, report.ExpectedBy)
 	}
 	if res.Failed > 0 {
 		return exitViolation
@@ -153,10 +192,13 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 
 // printFailure is one failing seed: its violations, repro file and replay
 // command. locksim merge prints the failures it reads the same way.
-func printFailure(w io.Writer, f failureJSON) {
+func printFailure(w io.Writer, f failureJSON, variant string) {
 	fmt.Fprintf(w, "FAIL seed %d:\n", f.Seed)
-	for _, x := range f.Violations {
+	for _, x := range f.Findings {
 		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
+		if note := x.Note(variant); note != "" {
+			fmt.Fprintf(w, "    %s\n", note)
+		}
 	}
 	if f.Repro != "" {
 		fmt.Fprintf(w, "  repro:  %s\n", f.Repro)
@@ -164,14 +206,76 @@ func printFailure(w io.Writer, f failureJSON) {
 	fmt.Fprintf(w, "  replay: %s\n", f.Replay)
 }
 
-func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress) {
+func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress, expectedBy []breachCount) {
 	now := time.Now()
 	stopped := ""
 	if res.Runs < total {
-		stopped = fmt.Sprintf(" (stopped at the first violation; -keep-going runs the other %d)", total-res.Runs)
+		stopped = fmt.Sprintf(" (stopped at the first failure; -keep-going runs the other %d)", total-res.Runs)
 	}
 	fmt.Fprintf(w, "sweep: %d of %d seeds run%s, %d failing, %s, %.0f seeds/s\n",
 		res.Runs, total, stopped, res.Failed, now.Sub(p.start).Round(time.Millisecond), p.rate(now))
+	fmt.Fprintf(w, "       %d inside the envelope, %s, %d broke only what the variant does not promise\n",
+		res.Inside, describeExpected(res.Expected, expectedBy), res.Unpromised)
+}
+
+// describeExpected is "3 expected (outside the envelope: use-within-validity 2, clock-jumps 1)".
+func describeExpected(n int, by []breachCount) string {
+	if n == 0 {
+		return "0 expected"
+	}
+	parts := make([]string, len(by))
+	for i, b := range by {
+		parts[i] = fmt.Sprintf("%s %d", b.Assumption, b.Seeds)
+	}
+	return fmt.Sprintf("%d expected (outside the envelope: %s)", n, strings.Join(parts, ", "))
+}
+
+// expectedTally counts the expected seeds of a sweep by the first
+// assumption they broke, and how many have been printed.
+type expectedTally struct {
+	by      []int // per algorithm.EveryAssumption
+	printed int
+}
+
+// maxExpectedPrinted bounds the expected seeds a sweep prints one line for;
+// the summary counts them all.
+const maxExpectedPrinted = 5
+
+// add counts an expected outcome and reports whether to print it.
+func (t *expectedTally) add(o explore.Outcome) bool {
+	if t.by == nil {
+		t.by = make([]int, len(algorithm.EveryAssumption))
+	}
+	for _, f := range o.Findings {
+		if f.Promised && f.Breach != nil {
+			t.by[slices.Index(algorithm.EveryAssumption, f.Breach.Assumption)]++
+			break
+		}
+	}
+	t.printed++
+	return t.printed <= maxExpectedPrinted
+}
+
+func (t *expectedTally) counts() []breachCount {
+	out := []breachCount{}
+	for i, n := range t.by {
+		if n > 0 {
+			out = append(out, breachCount{algorithm.EveryAssumption[i], n})
+		}
+	}
+	return out
+}
+
+// printExpected is one line for a seed whose violations came only outside
+// the envelope.
+func printExpected(w io.Writer, o explore.Outcome, t explore.Target) {
+	for _, f := range o.Findings {
+		if f.Promised && f.Breach != nil {
+			fmt.Fprintf(w, "expected, seed %d: %s at %s, after %s\n", o.Seed, f.Kind, model.Seconds(f.Time), f.Breach)
+			fmt.Fprintf(w, "  replay: %s\n", explore.ReplayCommand(t, o.Seed))
+			return
+		}
+	}
 }
 
 func describeSeeds(o explore.SweepOptions) string {

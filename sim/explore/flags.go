@@ -64,7 +64,8 @@ func ConfigArgs(c sim.Config) []string {
 }
 
 // ReplayCommand is the one command that replays seed of target: the plan is
-// redrawn from the seed and classes, so no file is needed.
+// redrawn from the seed, classes, and what it breaks beyond the envelope,
+// so no file is needed.
 func ReplayCommand(t Target, seed uint64) string {
 	args := []string{CommandPrefix, "replay", "-variant", t.Variant.Name, "-seed", utoa(seed)}
 	if len(t.Classes) > 0 {
@@ -73,6 +74,11 @@ func ReplayCommand(t Target, seed uint64) string {
 			cs[i] = string(c)
 		}
 		args = append(args, "-faults", strings.Join(cs, ","))
+	} else {
+		args = append(args, "-faults", "none") // the commands default to all
+	}
+	if len(t.Beyond) > 0 {
+		args = append(args, "-beyond", assumptionList(t.Beyond))
 	}
 	args = append(args, ConfigArgs(t.Config)...)
 	return strings.Join(args, " ")

@@ -23,8 +23,10 @@ type MinimizeResult struct {
 // shows a violation of kind: drop timed faults (halves, then one by one),
 // zero steady knobs, remove clock settings and fault points, shorten and
 // weaken what remains, cut the run just after the violation, and try fewer
-// clients and nodes. Every candidate is a full deterministic run; maxRuns
-// bounds the work (0: 2000).
+// clients and nodes. A bug of the variant (inside its envelope) stays a
+// bug: a candidate that shows the violation only after breaking an
+// assumption is not kept. Every candidate is a full deterministic run;
+// maxRuns bounds the work (0: 2000).
 func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, maxRuns int) (MinimizeResult, error) {
 	if maxRuns == 0 {
 		maxRuns = 2000
@@ -37,6 +39,7 @@ func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind,
 	if !ok {
 		return MinimizeResult{}, fmt.Errorf("minimize: seed %d shows no %s violation to begin with", seed, kind)
 	}
+	m.keepBug = hasBug(first, kind)
 	m.best, m.bestOut = t, first
 	m.shrink()
 	return MinimizeResult{Target: m.best, Outcome: m.bestOut, Runs: m.runs,
@@ -47,6 +50,7 @@ type minimizer struct {
 	t       Target
 	seed    uint64
 	kind    model.ViolationKind
+	keepBug bool // the violation is a bug of the variant: candidates must keep it one
 	maxRuns int
 	runs    int
 	best    Target
@@ -68,7 +72,18 @@ func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
 		return Outcome{}, false, err
 	}
 	_, ok := o.Verdict.First(m.kind)
-	return o, ok, nil
+	return o, ok && (!m.keepBug || hasBug(o, m.kind)), nil
+}
+
+// hasBug reports whether o shows a violation of kind that is a bug of the
+// variant.
+func hasBug(o Outcome, kind model.ViolationKind) bool {
+	for _, f := range o.Findings {
+		if f.Kind == kind && f.Bug() {
+			return true
+		}
+	}
+	return false
 }
 
 // accept keeps a candidate if it still fails.

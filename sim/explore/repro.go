@@ -25,16 +25,19 @@ const ReproFormat = 1
 // function of (variant, config, seed, plan). The verdict is recorded so a
 // replay can say whether it still holds. Durations are nanoseconds.
 type Repro struct {
-	Format    int            `json:"format"`
-	Version   string         `json:"locksim_version"`
-	Variant   string         `json:"variant"`
-	Classes   []faults.Class `json:"classes,omitempty"`
-	Seed      uint64         `json:"seed"`
-	Config    sim.Config     `json:"config"`
-	Plan      faults.Plan    `json:"plan"`
-	Minimized bool           `json:"minimized,omitempty"`
-	TraceHash string         `json:"trace_hash"`
-	Verdict   model.Verdict  `json:"verdict"`
+	Format  int            `json:"format"`
+	Version string         `json:"locksim_version"`
+	Variant string         `json:"variant"`
+	Classes []faults.Class `json:"classes,omitempty"`
+	// Beyond lists the assumptions the seed's plan was drawn to break; none:
+	// it was drawn inside the envelope.
+	Beyond    []algorithm.Assumption `json:"beyond,omitempty"`
+	Seed      uint64                 `json:"seed"`
+	Config    sim.Config             `json:"config"`
+	Plan      faults.Plan            `json:"plan"`
+	Minimized bool                   `json:"minimized,omitempty"`
+	TraceHash string                 `json:"trace_hash"`
+	Verdict   model.Verdict          `json:"verdict"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -42,13 +45,13 @@ type Repro struct {
 // NewRepro records an outcome of target.
 func NewRepro(t Target, o Outcome) Repro {
 	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
-		Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+		Beyond: t.Beyond, Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 		variant: t.Variant}
 }
 
 // Target is the repro's target.
 func (r Repro) Target() Target {
-	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes}
+	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}
 }
 
 // Encode writes the repro as indented JSON.
@@ -88,6 +91,9 @@ func DecodeRepro(data []byte) (Repro, error) {
 	}
 	if err := r.Config.Validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
+		return Repro{}, fmt.Errorf("repro: beyond: %v", err)
 	}
 	cfg := r.Config
 	if r.Plan.ThreadsPerHost > 0 {

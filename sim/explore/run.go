@@ -21,16 +21,22 @@ import (
 // Version is written into every repro file and sweep -json output. It
 // changes whenever the same seed may draw another plan or run another way,
 // so that replay can say why a recorded run differs and merge can refuse
-// shards of different versions. 0.2: swarm crash bursts.
-const Version = "locksim/0.2"
+// shards of different versions. 0.2: swarm crash bursts. 0.3: seeds draw
+// inside their variant's envelope (or beyond it with Target.Beyond).
+const Version = "locksim/0.3"
 
 // Target is what to explore: an algorithm in a world, under fault classes.
 // The variant is a value: a registered one (variants.Lookup), or any other,
 // such as a mutant in a test.
+//
+// Seeds draw their plans inside the variant's envelope, up to its edges,
+// except for the assumptions named in Beyond: each seed breaks a random
+// non-empty subset of those on purpose.
 type Target struct {
 	Variant algorithm.Variant
 	Config  sim.Config
 	Classes []faults.Class
+	Beyond  []algorithm.Assumption
 }
 
 // Outcome is one checked run.
@@ -38,14 +44,61 @@ type Outcome struct {
 	Seed    uint64
 	Plan    faults.Plan
 	Verdict model.Verdict
-	Hash    uint64
-	Events  int64
-	History model.History      // kept only when asked (timelines, HTML)
-	Trace   []model.TraceEvent // only when traced
+	// Findings are the verdict's violations judged against the variant's
+	// envelope, in the verdict's order; Breaches are the assumptions the
+	// run broke, whether or not anything went wrong after.
+	Findings []Finding
+	Breaches []Breach
+	Hash     uint64
+	Events   int64
+	History  model.History      // kept only when asked (timelines, HTML)
+	Trace    []model.TraceEvent // only when traced
+	strict   bool
 }
 
-// Failed reports whether the run found a violation.
-func (o Outcome) Failed() bool { return !o.Verdict.OK() }
+// Failed reports whether the run found a bug of the variant: a violation of
+// a promised property inside its envelope (with Options.Strict, any
+// violation at all).
+func (o Outcome) Failed() bool {
+	if o.strict {
+		return !o.Verdict.OK()
+	}
+	return o.Bugs() > 0
+}
+
+// Bugs counts the findings that are bugs of the variant.
+func (o Outcome) Bugs() int {
+	n := 0
+	for _, f := range o.Findings {
+		if f.Bug() {
+			n++
+		}
+	}
+	return n
+}
+
+// Expected reports whether a promised property broke only outside the
+// envelope (and nothing broke inside it).
+func (o Outcome) Expected() bool { return o.Bugs() == 0 && o.count(Finding.expected) > 0 }
+
+// Unpromised reports whether the run broke only properties the variant
+// does not promise.
+func (o Outcome) Unpromised() bool {
+	return len(o.Findings) > 0 && o.count(func(f Finding) bool { return f.Promised }) == 0
+}
+
+func (o Outcome) count(pred func(Finding) bool) int {
+	n := 0
+	for _, f := range o.Findings {
+		if pred(f) {
+			n++
+		}
+	}
+	return n
+}
+
+// Inside reports whether the run broke none of the envelope's assumptions.
+func (o Outcome) Inside() bool { return len(o.Breaches) == 0 }
 
 // Shape is the world a plan for this target must fit.
 func (t Target) Shape() faults.Shape {
@@ -65,12 +118,13 @@ func (t Target) Validate() error {
 	if err := t.Shape().Validate(); err != nil {
 		return err
 	}
-	return nil
+	return t.validateBeyond()
 }
 
-// PlanFor is the plan a seed draws: swarm-random over the target's classes.
+// PlanFor is the plan a seed draws: swarm-random over the target's classes,
+// within its bounds.
 func (t Target) PlanFor(seed uint64) faults.Plan {
-	return faults.Swarm(seed, t.Classes, t.Shape())
+	return faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
 }
 
 // buffersPool lends simulator memory to runs whose history is not kept.
@@ -79,11 +133,14 @@ var buffersPool = sync.Pool{New: func() any { return new(sim.Buffers) }}
 // checkerPool lends checker memory to runs: a verdict keeps none of it.
 var checkerPool = sync.Pool{New: func() any { return new(model.Checker) }}
 
-// Options say how much to keep of a run.
+// Options say how much to keep of a run, and what fails it.
 type Options struct {
 	Check model.CheckOptions
 	Keep  bool // keep the History in the Outcome
 	Trace bool // record the text trace (slower)
+	// Strict fails a run on any violation, inside the envelope or not,
+	// promised or not.
+	Strict bool
 }
 
 // DefaultOptions keeps nothing but the verdict.
@@ -122,10 +179,12 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	out = Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace}
+	out = Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict}
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)
+	out.Breaches = Breaches(v.Envelope, plan, res.History)
+	out.Findings = Classify(v.Envelope, out.Verdict, out.Breaches, opt.Check.LivenessBound(res.History))
 	if opt.Keep {
 		out.History = res.History
 	}

@@ -36,8 +36,13 @@ const DefaultKeepFailures = 100
 type SweepResult struct {
 	Runs     int
 	Events   int64
-	Failed   int       // failing seeds, all of them
+	Failed   int       // failing seeds (Outcome.Failed), all of them
 	Failures []Outcome // the first KeepFailures of them, in seed order
+	// Expected counts the seeds whose violations of promised properties all
+	// came after the run broke an assumption; Unpromised those that broke
+	// only properties the variant does not promise (neither fails a sweep
+	// unless Strict). Inside counts the seeds that broke no assumption.
+	Expected, Unpromised, Inside int
 }
 
 // Seeds lists the seeds the options select, in order.
@@ -161,6 +166,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			}
 			res.Runs++
 			res.Events += p.out.Events
+			res.count(p.out)
 			if o.OnOutcome != nil {
 				o.OnOutcome(p.out)
 			}
@@ -176,6 +182,20 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 		}
 	}
 	return res, firstErr
+}
+
+// count adds o to the result's tallies of standings.
+func (r *SweepResult) count(o Outcome) {
+	if o.Inside() {
+		r.Inside++
+	}
+	switch {
+	case o.Bugs() > 0:
+	case o.Expected():
+		r.Expected++
+	case o.Unpromised():
+		r.Unpromised++
+	}
 }
 
 // sweepChunk is how many consecutive seeds a worker claims at once: enough

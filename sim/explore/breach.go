@@ -1,0 +1,405 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+)
+
+// Breach is one assumption of a variant's envelope that a run actually
+// broke: computed from what happened (the plan's faults as they took
+// effect, the history's holds and accesses), not from what the generator
+// meant to do.
+type Breach struct {
+	Assumption algorithm.Assumption `json:"assumption"`
+	// Time is the true time, ns, from which the assumption was broken.
+	Time int64 `json:"t"`
+	// By names the fault that broke it: a plan path and what it did.
+	By string `json:"by"`
+	// Detail says how far beyond the assumption the run went.
+	Detail string `json:"detail"`
+	// Safety: the envelope makes the assumption for safety (else for
+	// liveness only).
+	Safety bool `json:"safety"`
+}
+
+// String is one line: "clock-jumps broken at 82.015s by events[1] (n2's
+// clock jumps +4m20s): ...".
+func (b Breach) String() string {
+	return fmt.Sprintf("%s broken at %s by %s: %s", b.Assumption, model.Seconds(b.Time), b.By, b.Detail)
+}
+
+// protects reports whether breaking b can excuse a violation of kind k:
+// safety assumptions excuse everything (liveness rests on safety too),
+// except the two that guard only the resource; liveness ones excuse only
+// liveness.
+func (b Breach) protects(k model.ViolationKind) bool {
+	if !b.Safety {
+		return k == model.Liveness
+	}
+	switch b.Assumption {
+	case algorithm.UseWithinValidity, algorithm.TokenChecks:
+		return k == model.LostUpdate
+	}
+	return true
+}
+
+// Breaches lists, in the order of env.Assumed, the first breach of each
+// assumption env makes that the run (its plan and history) broke.
+func Breaches(env algorithm.Envelope, plan faults.Plan, h model.History) []Breach {
+	var out []Breach
+	for _, n := range env.Assumed() {
+		a := env.Safety
+		if !a.Makes(n) {
+			a = env.Liveness
+		}
+		if b, ok := breachOf(n, a, plan, h); ok {
+			b.Assumption, b.Safety = n, env.Safety.Makes(n)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// breachOf finds the first breach of assumption n, as a states it.
+func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan, h model.History) (Breach, bool) {
+	switch n {
+	case algorithm.ClockError:
+		return clockErrorBreach(a.ClockErrorMax.Nanoseconds(), plan, h.End)
+	case algorithm.ClockRate:
+		return clockRateBreach(a.ClockRateDiffMaxPPM, plan)
+	case algorithm.ClockJumps:
+		return clockJumpBreach(a, plan, h.End)
+	case algorithm.UseWithinValidity:
+		return lateUseBreach(plan, h)
+	case algorithm.FixedTopology:
+		return topologyBreach(plan, h)
+	case algorithm.DurableNodes:
+		return wipeBreach(plan, h.End)
+	case algorithm.RestartQuarantine:
+		return quarantineBreach(plan, h)
+	case algorithm.TokenChecks:
+		if plan.Deployment.NoFencing {
+			return Breach{By: "deployment.no_fencing", Detail: "the resource ignored fencing tokens"}, true
+		}
+	case algorithm.MessageLoss:
+		if loss := int64(plan.Network.LossPPM); loss > a.MessageLossMaxPPM {
+			return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost, more than %s",
+				ppm(loss), ppm(a.MessageLossMaxPPM))}, true
+		}
+		if lost := int64(faults.ReplyLost(plan.Network)); lost > a.MessageLossMaxPPM {
+			return Breach{By: "network.loss_ppm and network.reply_loss_ppm", Detail: fmt.Sprintf(
+				"%s of replies lost (on the way or after the request was applied), more than %s",
+				ppm(lost), ppm(a.MessageLossMaxPPM))}, true
+		}
+	}
+	return Breach{}, false
+}
+
+// ppm writes parts per million as a percentage.
+func ppm(v int64) string { return fmt.Sprintf("%.4g%%", float64(v)/10_000) }
+
+// clockErrorBreach finds the first instant two clocks (true time counting
+// as one) read more than maxNS apart. Each clock's deviation from true time
+// is linear between jumps, so the spread of deviations is convex there and
+// first exceeds the bound at a jump or, within a segment, at a point found
+// by bisection.
+func clockErrorBreach(maxNS int64, plan faults.Plan, end int64) (Breach, bool) {
+	jumps := planJumps(plan, end)
+	clocks := clocksOf(plan, jumps)
+	spread := func(t int64) (int64, int, int) { return clockSpread(clocks, jumps, t) }
+	// Breakpoints: the run's start, each jump, its end.
+	points := []int64{0}
+	for _, j := range jumps {
+		points = append(points, j.At.Nanoseconds())
+	}
+	points = append(points, end)
+	slices.Sort(points)
+	for i, t := range points {
+		if s, _, _ := spread(t); s > maxNS {
+			return clockErrorAt(t, maxNS, clocks, spread), true
+		}
+		if i+1 < len(points) && points[i+1] > t {
+			// Within (t, next) nothing jumps: bisect for the first instant
+			// past the bound if the segment's end (just before next) is.
+			hi := points[i+1] - 1
+			if s, _, _ := spread(hi); s > maxNS {
+				lo := t // spread(lo) <= maxNS
+				for lo+1 < hi {
+					mid := lo + (hi-lo)/2
+					if s, _, _ := spread(mid); s > maxNS {
+						hi = mid
+					} else {
+						lo = mid
+					}
+				}
+				return clockErrorAt(hi, maxNS, clocks, spread), true
+			}
+		}
+	}
+	return Breach{}, false
+}
+
+func clockErrorAt(t, maxNS int64, clocks []faults.Clock, spread func(int64) (int64, int, int)) Breach {
+	s, hi, lo := spread(t)
+	return Breach{Time: t, By: clockName(clocks, hi) + " and " + clockName(clocks, lo),
+		Detail: fmt.Sprintf("their clocks read %s apart, more than %s", model.Seconds(s), model.Seconds(maxNS))}
+}
+
+// clockSpread is the largest minus the smallest deviation from true time
+// of every clock at t (true time deviates by 0), with the indexes into
+// clocks of the two extremes (-1: true time).
+func clockSpread(clocks []faults.Clock, jumps []faults.Event, t int64) (spread int64, hi, lo int) {
+	maxDev, minDev := int64(0), int64(0)
+	hi, lo = -1, -1
+	for i, c := range clocks {
+		d := clockDeviation(c, jumps, t)
+		if d > maxDev {
+			maxDev, hi = d, i
+		}
+		if d < minDev {
+			minDev, lo = d, i
+		}
+	}
+	return maxDev - minDev, hi, lo
+}
+
+// clockDeviation is local minus true time for clock c at true time t, as
+// the simulator's clocks compute it (sim/clock.go).
+func clockDeviation(c faults.Clock, jumps []faults.Event, t int64) int64 {
+	d := c.Offset.Nanoseconds() + faults.DriftAt(c.DriftPPM, t)
+	for _, j := range jumps {
+		if j.At.Nanoseconds() <= t && j.Target == c.Kind && j.Index == c.Index {
+			d += j.Delta.Nanoseconds()
+		}
+	}
+	return d
+}
+
+// planJumps are the plan's clock jumps that happen before the run ends.
+func planJumps(plan faults.Plan, end int64) []faults.Event {
+	var out []faults.Event
+	for _, e := range plan.Events {
+		if e.Kind == faults.ClockJump && e.At.Nanoseconds() < end {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// clocksOf is the plan's clocks plus a perfect one for every process that
+// jumps without a clocks entry, so that its jumps count.
+func clocksOf(plan faults.Plan, jumps []faults.Event) []faults.Clock {
+	clocks := plan.Clocks
+	for _, j := range jumps {
+		if !slices.ContainsFunc(clocks, func(c faults.Clock) bool { return c.Kind == j.Target && c.Index == j.Index }) {
+			clocks = append(slices.Clip(clocks), faults.Clock{Kind: j.Target, Index: j.Index})
+		}
+	}
+	return clocks
+}
+
+// clockName names the clock at index i of clocks (-1: true time).
+func clockName(clocks []faults.Clock, i int) string {
+	if i < 0 {
+		return "true time"
+	}
+	return processName(clocks[i].Kind, clocks[i].Index)
+}
+
+func processName(k faults.ProcessKind, i int) string {
+	if k == faults.NodeProcess {
+		return fmt.Sprintf("n%d", i)
+	}
+	return fmt.Sprintf("h%d", i)
+}
+
+// clockRateBreach: two clocks (true time counting as one) whose drifts
+// differ by more than maxPPM.
+func clockRateBreach(maxPPM int64, plan faults.Plan) (Breach, bool) {
+	hi, lo := -1, -1
+	var fast, slow int64
+	for i, c := range plan.Clocks {
+		if c.DriftPPM > fast {
+			fast, hi = c.DriftPPM, i
+		}
+		if c.DriftPPM < slow {
+			slow, lo = c.DriftPPM, i
+		}
+	}
+	if fast-slow <= maxPPM {
+		return Breach{}, false
+	}
+	return Breach{By: clockPath(hi) + " and " + clockPath(lo),
+		Detail: fmt.Sprintf("%s's clock runs %d ppm faster than %s's, more than %d",
+			clockName(plan.Clocks, hi), fast-slow, clockName(plan.Clocks, lo), maxPPM)}, true
+}
+
+func clockPath(i int) string {
+	if i < 0 {
+		return "true time"
+	}
+	return fmt.Sprintf("clocks[%d]", i)
+}
+
+// clockJumpBreach: the first clock step larger than a tolerates.
+func clockJumpBreach(a algorithm.Assumptions, plan faults.Plan, end int64) (Breach, bool) {
+	for i, e := range plan.Events {
+		if e.Kind != faults.ClockJump || e.At.Nanoseconds() >= end {
+			continue
+		}
+		size := e.Delta
+		if size < 0 {
+			size = -size
+		}
+		if a.NoClockJumps || size > a.ClockJumpMax {
+			detail := "no clock jump is tolerated"
+			if !a.NoClockJumps {
+				detail = fmt.Sprintf("more than the %s tolerated", a.ClockJumpMax)
+			}
+			return Breach{Time: e.At.Nanoseconds(),
+				By:     fmt.Sprintf("events[%d] (%s's clock jumps %s)", i, processName(e.Target, e.Index), signed(e.Delta.Nanoseconds())),
+				Detail: detail}, true
+		}
+	}
+	return Breach{}, false
+}
+
+func signed(ns int64) string {
+	if ns < 0 {
+		return "-" + model.Seconds(-ns)
+	}
+	return "+" + model.Seconds(ns)
+}
+
+// lateUseBreach: the first resource access that reached the resource after
+// its client's validity had ended, in the same hold.
+func lateUseBreach(plan faults.Plan, h model.History) (Breach, bool) {
+	type hold struct {
+		validEnd  int64 // true time; 0: no validity
+		start     int64
+		expired   bool // its BeliefEnd was the validity passing
+		releasing bool
+	}
+	holds := map[int]*hold{}
+	for i := range h.Events {
+		e := &h.Events[i]
+		switch e.Kind {
+		case model.AcquireReturn:
+			if e.Granted {
+				holds[e.Client] = &hold{validEnd: e.ValidUntil, start: e.Time}
+			}
+		case model.BeliefEnd:
+			if hd := holds[e.Client]; hd != nil && e.Reason == "expired" {
+				hd.expired = true
+			}
+		case model.ReleaseCall, model.ClientStop:
+			delete(holds, e.Client)
+		case model.ResourceRead, model.ResourceWrite:
+			hd := holds[e.Client]
+			if hd == nil || !hd.expired || hd.validEnd == 0 || e.Time <= hd.validEnd {
+				continue
+			}
+			what := "read"
+			if e.Kind == model.ResourceWrite {
+				what = "write"
+			}
+			return Breach{Time: e.Time, By: lateUseCause(plan, h, e.Client, hd.start, hd.validEnd, e),
+				Detail: fmt.Sprintf("%s's %s reached the resource at %s, %s after its validity ended at %s",
+					clientName(h, e.Client), what, model.Seconds(e.Time), model.Seconds(e.Time-hd.validEnd), model.Seconds(hd.validEnd))}, true
+		}
+	}
+	return Breach{}, false
+}
+
+// lateUseCause names what carried an access past its client's validity.
+// Sent in time, the network did; sent late, the client was stopped over
+// its validity's end by a fault-point pause or a timed pause (a timed pause
+// that ends a point pause late is named first: it made the difference).
+func lateUseCause(plan faults.Plan, h model.History, client int, holdStart, validEnd int64, e *model.Event) string {
+	if e.Sent <= validEnd {
+		return fmt.Sprintf("the network (sent at %s, %s before the validity ended, %s in flight)",
+			model.Seconds(e.Sent), model.Seconds(validEnd-e.Sent), model.Seconds(e.Time-e.Sent))
+	}
+	for i, ev := range plan.Events {
+		at := ev.At.Nanoseconds()
+		if ev.Kind == faults.Pause && ev.Client == client && at <= e.Sent && at+ev.For.Nanoseconds() > validEnd {
+			return fmt.Sprintf("events[%d] (%s paused for %s from %s)", i, clientName(h, client),
+				model.Seconds(ev.For.Nanoseconds()), model.Seconds(at))
+		}
+	}
+	for _, p := range h.Pauses {
+		if p.Client == client && p.Time >= holdStart && p.Time <= e.Sent && p.Time+p.For > validEnd {
+			return fmt.Sprintf("points (a pause of %s at %s from %s)", model.Seconds(p.For), p.Point, model.Seconds(p.Time))
+		}
+	}
+	return fmt.Sprintf("%s, which sent it at %s", clientName(h, client), model.Seconds(e.Sent))
+}
+
+func clientName(h model.History, c int) string {
+	if c >= 0 && c < len(h.Clients) {
+		return h.Clients[c].Name
+	}
+	return fmt.Sprintf("client %d", c)
+}
+
+// topologyBreach: the first topology change between the call of an acquire
+// that was granted and the end of its hold.
+func topologyBreach(plan faults.Plan, h model.History) (Breach, bool) {
+	var changes []int
+	for i, e := range plan.Events {
+		if e.Kind == faults.Topology && e.At.Nanoseconds() < h.End {
+			changes = append(changes, i)
+		}
+	}
+	if len(changes) == 0 {
+		return Breach{}, false
+	}
+	holds := model.Holds(h)
+	endOf := make(map[uint64]model.Hold, len(holds)) // by StartSeq: the granting AcquireReturn
+	for _, hd := range holds {
+		endOf[hd.StartSeq] = hd
+	}
+	for _, i := range changes {
+		at := plan.Events[i].At.Nanoseconds()
+		for _, a := range model.Attempts(h) {
+			hd, granted := endOf[a.ReturnSeq]
+			if a.Outcome != model.Granted || !granted || at < a.CallTime || at >= hd.EndTime {
+				continue
+			}
+			return Breach{Time: at, By: fmt.Sprintf("events[%d] (the key moves to nodes %v)", i, plan.Events[i].Nodes),
+				Detail: fmt.Sprintf("%s's lock, asked for at %s, was held until %s", clientName(h, a.Client),
+					model.Seconds(a.CallTime), model.Seconds(hd.EndTime))}, true
+		}
+	}
+	return Breach{}, false
+}
+
+// wipeBreach: the first crash that lost a node's data.
+func wipeBreach(plan faults.Plan, end int64) (Breach, bool) {
+	for i, e := range plan.Events {
+		if e.Kind == faults.Crash && e.Wipe && e.At.Nanoseconds() < end {
+			return Breach{Time: e.At.Nanoseconds(), By: fmt.Sprintf("events[%d] (n%d crashes and loses its data)", i, e.Node),
+				Detail: "a node lost its data"}, true
+		}
+	}
+	return Breach{}, false
+}
+
+// quarantineBreach: a node that lost its data came back, and the deployment
+// let it take lock writes at once.
+func quarantineBreach(plan faults.Plan, h model.History) (Breach, bool) {
+	if !plan.Deployment.NoQuarantine {
+		return Breach{}, false
+	}
+	for _, r := range h.Restarts {
+		if r.Empty {
+			return Breach{Time: r.Time, By: fmt.Sprintf("deployment.no_quarantine (n%d restarts empty at %s)", r.Node, model.Seconds(r.Time)),
+				Detail: "a node that lost its data took lock writes as soon as it restarted"}, true
+		}
+	}
+	return Breach{}, false
+}

@@ -1,0 +1,211 @@
+package explore
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/algorithm"
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+	"locksim/variants"
+)
+
+const sec = int64(time.Second)
+
+// breachOfOne runs breach detection for one assumption of a.
+func breachOfOne(t *testing.T, n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan, h model.History) (Breach, bool) {
+	t.Helper()
+	bs := Breaches(algorithm.Envelope{Safety: a}, plan, h)
+	for _, b := range bs {
+		if b.Assumption == n {
+			return b, true
+		}
+	}
+	return Breach{}, false
+}
+
+func TestClockErrorBreach(t *testing.T) {
+	a := algorithm.Assumptions{ClockErrorMax: 100 * time.Millisecond}
+	h := model.History{End: 600 * sec}
+	clock := func(off time.Duration, drift int64) faults.Clock {
+		return faults.Clock{Kind: faults.HostProcess, Index: 1, Offset: off, DriftPPM: drift}
+	}
+	for name, tc := range map[string]struct {
+		plan faults.Plan
+		at   int64 // -1: no breach
+	}{
+		"within":             {faults.Plan{Clocks: []faults.Clock{clock(50*time.Millisecond, 0)}}, -1},
+		"offset beyond":      {faults.Plan{Clocks: []faults.Clock{clock(150*time.Millisecond, 0)}}, 0},
+		"two within apart":   {faults.Plan{Clocks: []faults.Clock{clock(60*time.Millisecond, 0), {Kind: faults.NodeProcess, Offset: -60 * time.Millisecond}}}, 0},
+		"drift crosses":      {faults.Plan{Clocks: []faults.Clock{clock(0, 1000)}}, 100*sec + 1000}, // 1000 ppm: 100 ms after 100 s, 1 ns more 1 µs later
+		"drift after end":    {faults.Plan{Clocks: []faults.Clock{clock(0, 100)}}, -1},
+		"jump crosses":       {faults.Plan{Events: []faults.Event{{At: 42 * time.Second, Kind: faults.ClockJump, Target: faults.NodeProcess, Index: 2, Delta: time.Second}}}, 42 * sec},
+		"jump after the end": {faults.Plan{Events: []faults.Event{{At: 700 * time.Second, Kind: faults.ClockJump, Target: faults.NodeProcess, Index: 2, Delta: time.Second}}}, -1},
+	} {
+		b, ok := breachOfOne(t, algorithm.ClockError, a, tc.plan, h)
+		switch {
+		case tc.at < 0 && ok:
+			t.Errorf("%s: breach %v, want none", name, b)
+		case tc.at >= 0 && !ok:
+			t.Errorf("%s: no breach, want one at %d", name, tc.at)
+		case ok && b.Time != tc.at:
+			t.Errorf("%s: breach at %d, want %d: %v", name, b.Time, tc.at, b)
+		}
+	}
+}
+
+func TestClockRateAndJumpBreaches(t *testing.T) {
+	h := model.History{End: 600 * sec}
+	rate := algorithm.Assumptions{ClockRateDiffMaxPPM: 10_000}
+	within := faults.Plan{Clocks: []faults.Clock{{Kind: faults.HostProcess, DriftPPM: 6000}, {Kind: faults.NodeProcess, DriftPPM: -4000}}}
+	if b, ok := breachOfOne(t, algorithm.ClockRate, rate, within, h); ok {
+		t.Errorf("drifts 10000 ppm apart: breach %v", b)
+	}
+	beyond := faults.Plan{Clocks: []faults.Clock{{Kind: faults.HostProcess, DriftPPM: 6000}, {Kind: faults.NodeProcess, DriftPPM: -4001}}}
+	if b, ok := breachOfOne(t, algorithm.ClockRate, rate, beyond, h); !ok || !strings.Contains(b.Detail, "10001 ppm") {
+		t.Errorf("drifts 10001 ppm apart: %v, %v", b, ok)
+	}
+	// True time is a clock too: one drifting clock alone can break the bound.
+	if _, ok := breachOfOne(t, algorithm.ClockRate, rate, faults.Plan{Clocks: []faults.Clock{{Kind: faults.NodeProcess, DriftPPM: 10_001}}}, h); !ok {
+		t.Error("a clock 10001 ppm fast of true time: no breach")
+	}
+	jump := faults.Plan{Events: []faults.Event{{At: 5 * time.Second, Kind: faults.ClockJump, Target: faults.HostProcess, Delta: -3 * time.Second}}}
+	if b, ok := breachOfOne(t, algorithm.ClockJumps, algorithm.Assumptions{NoClockJumps: true}, jump, h); !ok || b.Time != 5*sec {
+		t.Errorf("no jumps tolerated, a jump at 5 s: %v, %v", b, ok)
+	}
+	if _, ok := breachOfOne(t, algorithm.ClockJumps, algorithm.Assumptions{ClockJumpMax: 3 * time.Second}, jump, h); ok {
+		t.Error("a 3 s jump where 3 s are tolerated is a breach")
+	}
+}
+
+// hist builds a history from events, numbering them.
+func hist(end int64, events ...model.Event) model.History {
+	h := model.History{End: end, TTL: 60 * sec, Clients: []model.Client{{Name: "h0/t0", Host: "h0"}, {Name: "h1/t0", Host: "h1"}}}
+	for i, e := range events {
+		e.Seq = uint64(i + 1)
+		h.Events = append(h.Events, e)
+	}
+	return h
+}
+
+func TestLateUseBreach(t *testing.T) {
+	a := algorithm.Assumptions{UseWithinValidity: true}
+	grant := model.Event{Time: 1 * sec, Client: 0, Kind: model.AcquireReturn, Granted: true, ValidUntil: 60 * sec}
+	expired := model.Event{Time: 60 * sec, Client: 0, Kind: model.BeliefEnd, Reason: "expired"}
+	late := model.Event{Time: 61 * sec, Client: 0, Kind: model.ResourceWrite, Value: 1, Accepted: true, Sent: 59 * sec}
+	inTime := model.Event{Time: 59 * sec, Client: 0, Kind: model.ResourceWrite, Value: 1, Accepted: true, Sent: 58 * sec}
+	if b, ok := breachOfOne(t, algorithm.UseWithinValidity, a, faults.Plan{}, hist(100*sec, grant, inTime, expired)); ok {
+		t.Errorf("a write in time: breach %v", b)
+	}
+	b, ok := breachOfOne(t, algorithm.UseWithinValidity, a, faults.Plan{}, hist(100*sec, grant, expired, late))
+	if !ok || b.Time != 61*sec || !strings.HasPrefix(b.By, "the network") {
+		t.Errorf("a write sent in time, delivered late: %v, %v; want a breach at 61 s by the network", b, ok)
+	}
+	// Sent late after a fault-point pause over the validity's end.
+	h := hist(100*sec, grant, expired, model.Event{Time: 70 * sec, Client: 0, Kind: model.ResourceWrite, Value: 1, Accepted: true, Sent: 70 * sec})
+	h.Pauses = []model.PointPause{{Client: 0, Time: 10 * sec, For: 60 * sec, Point: string(faults.BetweenReadWrite)}}
+	if b, ok := breachOfOne(t, algorithm.UseWithinValidity, a, faults.Plan{}, h); !ok || !strings.Contains(b.By, "between-read-write") {
+		t.Errorf("a write after a point pause past the validity: %v, %v", b, ok)
+	}
+	// Released before: nothing after the release is the hold's.
+	release := model.Event{Time: 62 * sec, Client: 0, Kind: model.ReleaseCall}
+	other := model.Event{Time: 63 * sec, Client: 0, Kind: model.ResourceRead, Accepted: true, Sent: 63 * sec}
+	if b, ok := breachOfOne(t, algorithm.UseWithinValidity, a, faults.Plan{}, hist(100*sec, grant, expired, release, other)); ok {
+		t.Errorf("an access after the release: breach %v", b)
+	}
+}
+
+func TestTopologyQuarantineAndLossBreaches(t *testing.T) {
+	call := model.Event{Time: 10 * sec, Client: 0, Kind: model.AcquireCall}
+	grant := model.Event{Time: 11 * sec, Client: 0, Kind: model.AcquireReturn, Granted: true}
+	end := model.Event{Time: 20 * sec, Client: 0, Kind: model.BeliefEnd, Reason: "release"}
+	h := hist(100*sec, call, grant, end)
+	move := func(at time.Duration) faults.Plan {
+		return faults.Plan{Events: []faults.Event{{At: at, Kind: faults.Topology, Nodes: []int{2, 3, 4}}}}
+	}
+	fixed := algorithm.Assumptions{FixedTopologyWhileHeld: true}
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(15*time.Second), h); !ok || b.Time != 15*sec {
+		t.Errorf("a move while held: %v, %v", b, ok)
+	}
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(10500*time.Millisecond), h); !ok {
+		t.Errorf("a move during the acquire that was granted: %v, %v", b, ok)
+	}
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(30*time.Second), h); ok {
+		t.Errorf("a move while free: breach %v", b)
+	}
+
+	quarantine := algorithm.Assumptions{RestartQuarantine: true}
+	lapse := faults.Plan{Deployment: faults.Deployment{NoQuarantine: true}}
+	restarted := model.History{End: 100 * sec, Restarts: []model.Restart{{Node: 1, Time: 30 * sec}, {Node: 2, Time: 40 * sec, Empty: true}}}
+	if b, ok := breachOfOne(t, algorithm.RestartQuarantine, quarantine, lapse, restarted); !ok || b.Time != 40*sec {
+		t.Errorf("no quarantine, n2 back empty at 40 s: %v, %v", b, ok)
+	}
+	if b, ok := breachOfOne(t, algorithm.RestartQuarantine, quarantine, faults.Plan{}, restarted); ok {
+		t.Errorf("quarantined: breach %v", b)
+	}
+
+	loss := algorithm.Assumptions{MessageLossMaxPPM: 200_000}
+	for _, tc := range []struct {
+		n      faults.Network
+		breach bool
+	}{
+		{faults.Network{LossPPM: 200_000}, false},
+		{faults.Network{LossPPM: 200_001}, true},
+		{faults.Network{LossPPM: 100_000, ReplyLossPPM: 110_000}, false}, // 1-0.9*0.89 = 19.9%
+		{faults.Network{LossPPM: 100_000, ReplyLossPPM: 120_000}, true},  // 20.8% of replies lost
+	} {
+		if _, ok := breachOfOne(t, algorithm.MessageLoss, loss, faults.Plan{Network: tc.n}, model.History{End: sec}); ok != tc.breach {
+			t.Errorf("%+v: breach %v, want %v", tc.n, ok, tc.breach)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	lease := variant("corrected").Envelope
+	fencedEnv := variant("fenced").Envelope
+	v := model.Verdict{Violations: []model.Violation{
+		{Kind: model.MutualExclusion, Time: 50 * sec},
+		{Kind: model.LostUpdate, Time: 70 * sec},
+		{Kind: model.Liveness, Time: 100 * sec},
+		{Kind: model.Panic, Time: 110 * sec},
+	}}
+	late := Breach{Assumption: algorithm.UseWithinValidity, Time: 60 * sec, Safety: true}
+	loss := Breach{Assumption: algorithm.MessageLoss, Time: 0, Safety: false}
+	fs := Classify(lease, v, []Breach{late, loss}, 180*sec)
+	want := []string{"bug", "expected", "expected", "bug"}
+	for i, f := range fs {
+		if f.Standing() != want[i] {
+			t.Errorf("violation %d (%s): %s, want %s (breach %v)", i, f.Kind, f.Standing(), want[i], f.Breach)
+		}
+	}
+	// A late use excuses the lost update, not the overlap before it; a
+	// liveness assumption excuses only liveness.
+	if fs[1].Breach.Assumption != algorithm.UseWithinValidity || fs[2].Breach.Assumption != algorithm.MessageLoss {
+		t.Errorf("breaches named: %v, %v", fs[1].Breach, fs[2].Breach)
+	}
+	// fenced does not promise mutual exclusion.
+	if f := Classify(fencedEnv, v, nil, 180*sec)[0]; f.Promised || f.Bug() || !strings.HasPrefix(f.Note("fenced"), "not promised") {
+		t.Errorf("fenced's overlap: %+v", f)
+	}
+	// A breach after the violation excuses nothing.
+	if f := Classify(lease, model.Verdict{Violations: v.Violations[:1]}, []Breach{{Assumption: algorithm.ClockRate, Time: 51 * sec, Safety: true}}, 180*sec)[0]; !f.Bug() {
+		t.Errorf("a breach after the violation excused it: %+v", f)
+	}
+}
+
+// Plans drawn inside an envelope break none of its assumptions that the
+// plan alone decides: clocks, jumps, wipes, loss, deployment lapses.
+func TestInsideDrawsBreakNoPlanAssumption(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	for _, v := range variants.All() {
+		tg := Target{Variant: v, Config: cfg, Classes: []faults.Class{faults.ClassAll}}
+		for seed := uint64(1); seed <= 2000; seed++ {
+			plan := tg.PlanFor(seed)
+			for _, b := range Breaches(v.Envelope, plan, model.History{End: int64(cfg.Duration)}) {
+				t.Fatalf("%s seed %d: the plan drawn inside breaks %v", v.Name, seed, b)
+			}
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package explore
+
+import (
+	"fmt"
+
+	"locksim/algorithm"
+	"locksim/model"
+)
+
+// Finding is one violation of a run, judged against the variant's envelope:
+//
+//   - a bug of the variant: it breaks a property the variant promises, and
+//     the run broke none of the assumptions that property rests on before
+//     it (inside the envelope). A panic or a livelock is always a bug;
+//   - expected: it breaks a promised property, but only after the run broke
+//     an assumption (outside the envelope): Breach says which, when and by
+//     what fault;
+//   - not promised: the variant does not claim the property (a lock-level
+//     overlap of a fenced variant): information, never a failure.
+type Finding struct {
+	model.Violation
+	// Promised: the variant promises the property the violation breaks.
+	Promised bool `json:"promised"`
+	// Breach is the first breach of an assumption the property rests on, at
+	// or before the violation; nil: the run was inside the envelope.
+	Breach *Breach `json:"breach,omitempty"`
+}
+
+// Bug reports whether the finding is a bug of the variant: promised, and
+// inside the envelope.
+func (f Finding) Bug() bool { return f.Promised && f.Breach == nil }
+
+func (f Finding) expected() bool { return f.Promised && f.Breach != nil }
+
+// Standing is the finding's judgement in a word: "bug", "expected" or
+// "not promised".
+func (f Finding) Standing() string {
+	switch {
+	case !f.Promised:
+		return "not promised"
+	case f.Breach != nil:
+		return "expected"
+	}
+	return "bug"
+}
+
+// Note is one line saying why a finding that is no bug is not: "expected:
+// clock-jumps broken at 82.015s by ...", or "not promised: fenced does not
+// promise mutual exclusion". Empty for a bug.
+func (f Finding) Note(variant string) string {
+	switch {
+	case !f.Promised:
+		return fmt.Sprintf("not promised: %s does not promise %s", variant, propertyOf(f.Kind))
+	case f.Breach != nil:
+		return "expected: " + f.Breach.String()
+	}
+	return ""
+}
+
+// propertyOf is the property a violation of kind k breaks; 0 for the
+// kinds every variant is held to (panic, livelock).
+func propertyOf(k model.ViolationKind) algorithm.Property {
+	switch k {
+	case model.MutualExclusion:
+		return algorithm.MutualExclusion
+	case model.LostUpdate:
+		return algorithm.ResourceSafety
+	case model.Liveness:
+		return algorithm.Liveness
+	}
+	return 0
+}
+
+// Classify judges every violation of v against env, given the breaches of
+// the run (Breaches) and the liveness bound the verdict was checked with,
+// ns. A liveness violation's Time is the start of the wait it reports,
+// which lasted more than the bound: a breach within the bound after it is
+// one the wait lived through.
+func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livenessBound int64) []Finding {
+	if len(v.Violations) == 0 {
+		return nil
+	}
+	out := make([]Finding, len(v.Violations))
+	for i, x := range v.Violations {
+		f := Finding{Violation: x}
+		p := propertyOf(x.Kind)
+		f.Promised = p == 0 || env.Promised().Has(p)
+		if f.Promised && p != 0 {
+			horizon := x.Time
+			if x.Kind == model.Liveness {
+				horizon += livenessBound
+			}
+			for j := range breaches {
+				if b := breaches[j]; b.Time <= horizon && b.protects(x.Kind) {
+					f.Breach = &b
+					break
+				}
+			}
+		}
+		out[i] = f
+	}
+	return out
+}
