@@ -52,6 +52,9 @@ func (e Event) validate(field string, s Shape, clients int) error {
 		if err := inRange(field+".client", e.Client, clients, "clients"); err != nil {
 			return err
 		}
+		if e.Point != "" && e.Point != InAcquire {
+			return bad(field+".point", "%q is not a point a timed pause can wait for (valid: %s)", e.Point, InAcquire)
+		}
 		return positive(field+".for", e.For)
 	case Topology:
 		if len(e.Nodes) == 0 {
@@ -75,6 +78,7 @@ func (e Event) checkUnused(field string) error {
 		{"node", e.Node != 0}, {"client", e.Client != 0}, {"target", e.Target != ""},
 		{"index", e.Index != 0}, {"nodes", len(e.Nodes) > 0}, {"hosts", len(e.Hosts) > 0},
 		{"for", e.For != 0}, {"delta", e.Delta != 0}, {"wipe", e.Wipe}, {"one_way", e.OneWay},
+		{"point", e.Point != ""},
 	}
 	for _, f := range set {
 		if f.on && !slices.Contains(used, f.name) {
@@ -97,9 +101,9 @@ func usedFields(k Kind) []string {
 	case ClockJump:
 		return []string{"target", "index", "delta"}
 	case Pause:
-		return []string{"client", "for"}
+		return []string{"client", "for", "point"}
 	case Topology:
 		return []string{"nodes"}
 	}
-	return []string{"node", "client", "target", "index", "nodes", "hosts", "for", "delta", "wipe", "one_way"}
+	return []string{"node", "client", "target", "index", "nodes", "hosts", "for", "delta", "wipe", "one_way", "point"}
 }

@@ -106,6 +106,12 @@ const (
 	AfterGrant       Point = "after-grant"        // right after acquire returned granted
 	BetweenReadWrite Point = "between-read-write" // between the resource read and write
 	BeforeRelease    Point = "before-release"     // just before release is called
+	// InAcquire is where a timed pause may wait to strike: before one of
+	// the server calls inside Acquire (between the calls of LockKey, inside
+	// its scavenge; each call is struck with a chance of one in three, so
+	// the first writes may already be made), which slows an acquire past
+	// its lock's margins.
+	InAcquire Point = "in-acquire"
 )
 
 // Kind is a timed fault's kind.
@@ -116,7 +122,7 @@ const (
 	Partition Kind = "partition" // cut Nodes+Hosts from everyone else for For; OneWay: only messages leaving the group are cut
 	Clog      Kind = "clog"      // messages to and from Node are held back until For has passed
 	ClockJump Kind = "jump"      // process (Target, Index) clock jumps by Delta (negative: backwards)
-	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause)
+	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause); Point in-acquire: before one of its server calls inside Acquire, at or after At
 	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order)
 )
 
@@ -135,6 +141,7 @@ type Event struct {
 	Delta  time.Duration `json:"delta,omitempty"`
 	Wipe   bool          `json:"wipe,omitempty"`
 	OneWay bool          `json:"one_way,omitempty"`
+	Point  Point         `json:"point,omitempty"`
 }
 
 // Class names a family of faults; generators draw only from the classes

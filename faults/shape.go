@@ -14,6 +14,17 @@ type Shape struct {
 	Hosts       int           // client hosts: valid host indexes are [0, Hosts)
 	Clients     int           // client threads as configured (hosts × threads per host)
 	Duration    time.Duration // virtual time a run lasts: events happen in [0, Duration)
+	// TTL is the lock's time-to-live; generators size some faults around it
+	// (a pause inside an acquire that outlasts it). Zero: the post's minute.
+	TTL time.Duration
+}
+
+// ttl is the shape's TTL, the post's minute when unset.
+func (s Shape) ttl() time.Duration {
+	if s.TTL > 0 {
+		return s.TTL
+	}
+	return time.Minute
 }
 
 // Validate reports the first field of the shape that makes no sense.
@@ -29,6 +40,8 @@ func (s Shape) Validate() error {
 		return fmt.Errorf("shape: clients %d must be at least 1", s.Clients)
 	case s.Duration <= 0:
 		return fmt.Errorf("shape: duration %v must be positive", s.Duration)
+	case s.TTL < 0:
+		return fmt.Errorf("shape: ttl %v must not be negative", s.TTL)
 	}
 	return nil
 }

@@ -30,8 +30,17 @@ func (g swarm) event(f feature, clients int) Event {
 		e.Delta = signedOf(g, g.jumpSize())
 	case featPause:
 		// Some pauses outlast the one-minute TTL: the seed's classic bug.
+		// Half of them wait for the client's next call inside an acquire,
+		// half of those close to the TTL: an acquire that takes about as
+		// long as its items live is where validity arithmetic slips.
 		e.Kind, e.Client = Pause, g.rng.IntN(clients)
 		e.For = g.durIn(time.Second, 3*time.Minute)
+		if g.rng.IntN(2) == 0 {
+			e.Point = InAcquire
+			if ttl := g.s.ttl(); g.rng.IntN(2) == 0 {
+				e.For = g.durIn(ttl-ttl/20, ttl+ttl/2)
+			}
+		}
 	case featTopology:
 		e.Kind = Topology
 		e.Nodes = g.rng.Perm(g.s.Nodes)[:g.s.Replication]

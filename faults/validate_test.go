@@ -140,3 +140,20 @@ func TestShapeValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestPausePointValidation(t *testing.T) {
+	s := defaultShape
+	ok := Plan{Events: []Event{{At: time.Second, Kind: Pause, Client: 0, For: time.Second, Point: InAcquire}}}
+	if err := ok.Validate(s); err != nil {
+		t.Fatalf("an in-acquire pause: %v", err)
+	}
+	for name, e := range map[string]Event{
+		"another point":      {At: time.Second, Kind: Pause, Client: 0, For: time.Second, Point: AfterGrant},
+		"a point on a crash": {At: time.Second, Kind: Crash, Node: 0, For: time.Second, Point: InAcquire},
+	} {
+		err := Plan{Events: []Event{e}}.Validate(s)
+		if err == nil || !strings.Contains(err.Error(), "events[0].point") {
+			t.Errorf("%s: want an error naming events[0].point, got %v", name, err)
+		}
+	}
+}

@@ -102,10 +102,11 @@ type History struct {
 	// FinalValue is the protected counter's value at the end.
 	FinalValue int64  `json:"final_value"`
 	Abort      *Abort `json:"abort,omitempty"`
-	// Pauses are the fault-point pauses clients took, in time order (the
-	// plan's timed pauses are in the plan). Facts for reports and for
-	// checking a run against an envelope; no checker of the properties
-	// reads them.
+	// Pauses are the pauses clients took at fault points, and the plan's
+	// timed pauses that waited for one (in-acquire) when they struck, in
+	// time order (the other timed pauses are in the plan). Facts for
+	// reports and for checking a run against an envelope; no checker of
+	// the properties reads them.
 	Pauses []PointPause `json:"pauses,omitempty"`
 	// Restarts are the nodes that came back up, in time order: when, and
 	// whether they had lost their data while down.

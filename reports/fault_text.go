@@ -33,6 +33,9 @@ func faultStart(h model.History, e faults.Event) string {
 	case faults.ClockJump:
 		return fmt.Sprintf("jump %s %s", processName(e.Target, e.Index), formatSigned(e.Delta))
 	case faults.Pause:
+		if e.Point == faults.InAcquire {
+			return fmt.Sprintf("pause %s for %s at one of its next calls inside acquire", clientName(h, e.Client), formatDuration(e.For))
+		}
 		return fmt.Sprintf("pause %s for %s", clientName(h, e.Client), formatDuration(e.For))
 	case faults.Topology:
 		return "topology → " + nodeList(e.Nodes)
@@ -58,6 +61,9 @@ func faultEnd(h model.History, e faults.Event) (string, bool) {
 	case faults.Clog:
 		return "clog " + processName(faults.NodeProcess, e.Node) + " ends", true
 	case faults.Pause:
+		if e.Point != "" {
+			return "", false // it ends when it struck plus For: the history's pause says when
+		}
 		return clientName(h, e.Client) + " resumes", true
 	}
 	return "", false
@@ -95,8 +101,21 @@ func steadyFaults(p faults.Plan) []string {
 	if p.ThreadsPerHost > 0 {
 		out = append(out, fmt.Sprintf("%d threads per host", p.ThreadsPerHost))
 	}
-	if p.Points.PausePPM > 0 {
-		out = append(out, fmt.Sprintf("pause %s at fault points %s", formatDuration(p.Points.PauseFor), formatPPM(p.Points.PausePPM)))
+	if pts := p.Points; pts.PausePPM > 0 {
+		switch {
+		case pts.UntilValidityLeft > 0:
+			out = append(out, fmt.Sprintf("pauses at fault points %s, until %s of the validity is left", formatPPM(pts.PausePPM), formatDuration(pts.UntilValidityLeft)))
+		case pts.UntilValidityLeft < 0:
+			out = append(out, fmt.Sprintf("pauses at fault points %s, until %s past the validity", formatPPM(pts.PausePPM), formatDuration(-pts.UntilValidityLeft)))
+		default:
+			out = append(out, fmt.Sprintf("pause %s at fault points %s", formatDuration(pts.PauseFor), formatPPM(pts.PausePPM)))
+		}
+	}
+	if p.Deployment.NoQuarantine {
+		out = append(out, "no restart quarantine")
+	}
+	if p.Deployment.NoFencing {
+		out = append(out, "the resource ignores tokens")
 	}
 	return out
 }

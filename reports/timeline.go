@@ -109,6 +109,12 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 				who: faultMarker, text: end})
 		}
 	}
+	// The pauses taken at fault points, and the timed pauses that waited
+	// for one, when they struck; each client resumes For later.
+	for i, p := range h.Pauses {
+		lines = append(lines, timelineLine{time: p.Time, rank: rankEvent, order: -len(h.Pauses) + i,
+			who: clientName(h, p.Client), text: fmt.Sprintf("pauses %s at %s", formatDuration(time.Duration(p.For)), p.Point)})
+	}
 	for i, x := range v.Violations {
 		lines = append(lines, timelineLine{time: x.Time, rank: rankViolation, order: i,
 			who: violationMarker, text: violationText(h, x)})

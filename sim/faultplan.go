@@ -90,6 +90,12 @@ func (w *world) startFault(i int) {
 		w.note("!! clock of %s %d jumps by %s", e.Target, e.Index, fmtSigned(int64(e.Delta)))
 	case faults.Pause:
 		p := w.clients[e.Client]
+		if e.Point == faults.InAcquire {
+			// Strikes before one of the client's next server calls inside Acquire.
+			w.note("!! pause %s for %s at its next call inside acquire", p.name, fmtTime(int64(e.For)))
+			p.acquirePause = max(p.acquirePause, int64(e.For))
+			return
+		}
 		w.note("!! pause %s for %s", p.name, fmtTime(int64(e.For)))
 		p.pause(w.now + int64(e.For))
 	case faults.Topology:
@@ -143,5 +149,5 @@ func validatePlan(p faults.Plan, cfg Config) error {
 
 func shapeOf(cfg Config) faults.Shape {
 	return faults.Shape{Nodes: cfg.Nodes, Replication: cfg.Replication, Hosts: cfg.Hosts,
-		Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration}
+		Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration, TTL: cfg.TTL}
 }

@@ -134,6 +134,36 @@ func TestEachFaultKindChangesTheRun(t *testing.T) {
 				t.Errorf("paused client sent messages: %v", l)
 			}
 		}},
+		{"pause in acquire", faults.Event{At: at, Kind: faults.Pause, Client: 0, For: span, Point: faults.InAcquire}, "!! pause h0/t0 for 40.000s at its next call inside acquire", func(t *testing.T, r Result) {
+			var p model.PointPause
+			for _, x := range r.History.Pauses {
+				if x.Point == string(faults.InAcquire) {
+					p = x
+				}
+			}
+			if p.Client != 0 || p.Time < int64(at) || p.For != int64(span) {
+				t.Fatalf("no in-acquire pause of h0/t0 from %s for %s recorded: %+v", fmtTime(int64(at)), fmtTime(int64(span)), r.History.Pauses)
+			}
+			// It struck inside an acquire: the acquire in flight then took
+			// the whole pause, and nothing of h0/t0 happened meanwhile.
+			var call int64 = -1
+			for _, e := range r.History.Events {
+				switch {
+				case e.Client != 0:
+				case e.Kind == model.AcquireCall && e.Time <= p.Time:
+					call = e.Time
+				case e.Kind == model.AcquireReturn && e.Time > p.Time:
+					if e.Time < p.Time+p.For {
+						t.Errorf("the acquire returned at %s, during the pause", fmtTime(e.Time))
+					}
+					if call < 0 {
+						t.Error("the pause struck outside an acquire")
+					}
+					return
+				}
+			}
+			t.Error("the paused acquire never returned")
+		}},
 		{"topology", faults.Event{At: at, Kind: faults.Topology, Nodes: []int{2, 3, 4}}, "!! topology", func(t *testing.T, r Result) {
 			if l := append(linesIn(r, "n0 applies", at+time.Second, time.Hour), linesIn(r, "n1 applies", at+time.Second, time.Hour)...); len(l) > 0 {
 				t.Errorf("nodes that left the topology still serve the key: %v", l[0])
@@ -269,5 +299,19 @@ func TestOverlappingCrashesKeepTheNodeDown(t *testing.T) {
 	}
 	if len(linesIn(r, "n0 applies", 35*time.Second, time.Hour)) == 0 {
 		t.Fatal("n0 should apply again once the last crash ended")
+	}
+}
+
+// A pause that waits for a call inside an acquire heals when it ends, which
+// may be after the plan's At + For: liveness is judged from then on.
+func TestPauseInAcquireHealsWhenItEnds(t *testing.T) {
+	at, span := 30*time.Second, 20*time.Second
+	r := faultRun(t, faults.Plan{Events: []faults.Event{{At: at, Kind: faults.Pause, Client: 1, For: span, Point: faults.InAcquire}}})
+	if len(r.History.Pauses) != 1 {
+		t.Fatalf("want one pause, got %+v", r.History.Pauses)
+	}
+	p := r.History.Pauses[0]
+	if want := p.Time + p.For; p.Time <= int64(at) || r.History.Healed != want {
+		t.Fatalf("pause from %s: healed at %s, want %s", fmtTime(p.Time), fmtTime(r.History.Healed), fmtTime(want))
 	}
 }

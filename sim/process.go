@@ -48,6 +48,7 @@ type process struct {
 
 	pausedUntil   int64
 	pendingResume bool
+	acquirePause  int64 // a timed pause waiting for the next server call inside Acquire, ns
 
 	steps  int64 // env calls since the last yield
 	done   bool
@@ -207,6 +208,9 @@ func (p *process) step() {
 // reply stays valid until the process's next call.
 func (p *process) rpc(ni int, r request) *reply {
 	p.step()
+	if p.acquirePause > 0 && p.openOp == model.AcquireCall && chance(&p.w.pointRnd, acquirePauseStrikePPM) {
+		p.pauseInAcquire()
+	}
 	w := p.w
 	p.call++
 	p.res = nil

@@ -121,6 +121,26 @@ func (p *process) faultPoint(point faults.Point) {
 	p.sleep(d)
 }
 
+// acquirePauseStrikePPM is the chance that a timed pause waiting for a
+// server call inside Acquire strikes at a given one: so that it comes
+// between any two calls, after the first writes as well as before them.
+const acquirePauseStrikePPM = 333_333
+
+// pauseInAcquire takes the timed pause that waited for a server call
+// inside Acquire. It heals when it ends, which may be after the plan's
+// At + For: liveness is judged from then on.
+func (p *process) pauseInAcquire() {
+	w := p.w
+	d := p.acquirePause
+	p.acquirePause = 0
+	if w.tracing {
+		w.note("%s: pause %s at %s", p.name, fmtTime(d), faults.InAcquire)
+	}
+	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: d, Point: string(faults.InAcquire)})
+	w.hist.Healed = min(max(w.hist.Healed, w.now+d), w.end)
+	p.sleep(d)
+}
+
 // resourceRPC accesses the protected resource: a reliable register reached
 // over the network (no loss, normal latency), which checks fencing tokens
 // when the variant is fenced.

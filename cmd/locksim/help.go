@@ -30,8 +30,8 @@ since a sweep's garbage dies with each seed (docs/PERFORMANCE.md).
 
 find, replay, minimise:
   locksim sweep -variant original -faults pause -n 200 -out repros
-  locksim replay repros/original-seed-6.json
-  locksim minimize repros/original-seed-6.json
+  locksim replay repros/original-seed-3.json
+  locksim minimize repros/original-seed-3.json
 what breaking an assumption costs:
   locksim sweep -variant corrected -beyond all -n 2000 -keep-going
 `

@@ -91,7 +91,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	var sc scenarioFlags
 	sc.register(f)
 	seeds := f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
-	count := f.Int("n", 100, "number of seeds, from seed 1 (or use -seeds)")
+	count := f.Int("n", explore.DefaultSweepSeeds, "number of seeds, from seed 1 (or use -seeds)")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", "repros", "directory for the repro files of failures")
 	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")

@@ -326,7 +326,7 @@ func lateUseCause(plan faults.Plan, h model.History, client int, holdStart, vali
 	}
 	for i, ev := range plan.Events {
 		at := ev.At.Nanoseconds()
-		if ev.Kind == faults.Pause && ev.Client == client && at <= e.Sent && at+ev.For.Nanoseconds() > validEnd {
+		if ev.Kind == faults.Pause && ev.Point == "" && ev.Client == client && at <= e.Sent && at+ev.For.Nanoseconds() > validEnd {
 			return fmt.Sprintf("events[%d] (%s paused for %s from %s)", i, clientName(h, client),
 				model.Seconds(ev.For.Nanoseconds()), model.Seconds(at))
 		}

@@ -104,7 +104,7 @@ func (o Outcome) Inside() bool { return len(o.Breaches) == 0 }
 func (t Target) Shape() faults.Shape {
 	c := t.Config
 	return faults.Shape{Nodes: c.Nodes, Replication: c.Replication, Hosts: c.Hosts,
-		Clients: c.Hosts * c.ThreadsPerHost, Duration: c.Duration}
+		Clients: c.Hosts * c.ThreadsPerHost, Duration: c.Duration, TTL: c.TTL}
 }
 
 // Validate checks the target before any run: config, variant, classes.

@@ -30,6 +30,11 @@ type SweepOptions struct {
 // DefaultKeepFailures bounds the failing outcomes a SweepResult holds.
 const DefaultKeepFailures = 100
 
+// DefaultSweepSeeds is how many seeds a sweep runs unless told otherwise
+// (locksim sweep -n): enough for the mutation suite's mistakes to show
+// (variants/mutants_test.go), a few seconds on two cores.
+const DefaultSweepSeeds = 1000
+
 // SweepResult is what a sweep found. Only the first failing outcomes are
 // kept, so a sweep over a million seeds holds little memory however many
 // of them fail.
