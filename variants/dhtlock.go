@@ -16,6 +16,7 @@ type dhtLock struct {
 	fix      fixes
 	ttl      time.Duration // the lock items' time-to-live
 	maxDepth int           // retries after a failed attempt (the post's recursionDepth < 3)
+	mut      mutation      // asDesigned, but in the mutation tests
 }
 
 // fixes selects which bugs of the original a dhtLock repairs.
@@ -87,7 +88,16 @@ func (l dhtLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 	g := algorithm.Grant{Granted: true, Owner: owner}
 	if l.fix.validity {
 		now := env.Now()
+		if l.mut == mutValidityFromNow {
+			start = now
+		}
 		validity := l.ttl - (now - start) - driftMargin(l.ttl)
+		switch l.mut {
+		case mutNoDriftMargin:
+			validity = l.ttl - (now - start)
+		case mutMarginSign:
+			validity = l.ttl - (now - start) + driftMargin(l.ttl)
+		}
 		if validity <= 0 {
 			l.clearLock(env, key, owner) // ours, but too old to use: give it back
 			return algorithm.Grant{}
@@ -109,6 +119,9 @@ func (l dhtLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
 func (l dhtLock) owner(env algorithm.Env) string {
 	if !l.fix.uniqueOwner {
 		return env.HostName() // currentServerName
+	}
+	if l.mut == mutOwnerPerClient {
+		return env.HostName() + "/" + env.ClientName()
 	}
 	return fmt.Sprintf("%s/%s/%016x", env.HostName(), env.ClientName(), env.Rand().Uint64())
 }
@@ -163,7 +176,11 @@ func (l dhtLock) write(server algorithm.Server, lockKey, owner string, lockExpir
 	}
 	// The original's "OrSameServer": an item already ours counts as written.
 	val, rerr := server.ReadKey(lockKey)
-	if rerr != nil || val.Owner != owner {
+	if l.mut == mutForeignCounted {
+		if rerr != nil && val.Owner != owner {
+			return err
+		}
+	} else if rerr != nil || val.Owner != owner {
 		return err
 	}
 	if l.fix.uniqueOwner {
@@ -186,6 +203,9 @@ func (l dhtLock) write(server algorithm.Server, lockKey, owner string, lockExpir
 // quorum decides whether successfulLocks of n servers is the lock.
 func (l dhtLock) quorum(successfulLocks, n int) bool {
 	if l.fix.strictQuorum {
+		if l.mut == mutQuorumHalf {
+			return successfulLocks >= n/2
+		}
 		return successfulLocks > n/2 // a strict majority: two holders cannot both have one
 	}
 	return (successfulLocks / 2) >= (n / 2) // the original's expression
@@ -209,7 +229,7 @@ func (l dhtLock) scavenge(env algorithm.Env, lockKey string) bool {
 
 // fail is `return false`, releasing what was written when fix-partial is on.
 func (l dhtLock) fail(env algorithm.Env, key, owner string) bool {
-	if l.fix.releasePartial {
+	if l.fix.releasePartial && l.mut != mutNoPartialClear {
 		l.clearLock(env, key, owner)
 	}
 	return false
@@ -231,7 +251,7 @@ func (l dhtLock) pause(env algorithm.Env) {
 // starved for 197 s). Deleting by owner twice is harmless.
 func (l dhtLock) compareAndDelete(server algorithm.Server, lockKey, owner string) {
 	tries := 1
-	if l.fix.releaseRetries {
+	if l.fix.releaseRetries && l.mut != mutReleaseOnce {
 		tries = releaseTries
 	}
 	for range tries {

@@ -64,19 +64,25 @@ const (
 	catchUpPatience = 3
 )
 
-type fencedLock struct{ lock dhtLock }
+type fencedLock struct {
+	lock dhtLock
+	mut  mutation // asDesigned, but in the mutation tests
+}
 
 func (f fencedLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 	g := f.lock.Acquire(env, key)
 	if !g.Granted {
 		return g
 	}
-	counter, ok := fenceToken(env, key)
+	counter, ok := fenceToken(env, key, f.mut)
 	if !ok || env.Now() >= g.ValidUntil {
 		f.lock.Release(env, key, g) // no token, or no validity left to use it in
 		return algorithm.Grant{}
 	}
 	g.Token, g.HasToken = counter<<tokenTieBits|uint64(env.Rand().Uint32()), true
+	if f.mut == mutTokenNoTieBreak {
+		g.Token = counter
+	}
 	return g
 }
 
@@ -91,7 +97,7 @@ func (f fencedLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
 
 // fenceToken draws a counter greater than any earlier holder's, as long as
 // the counters survive.
-func fenceToken(env algorithm.Env, key string) (uint64, bool) {
+func fenceToken(env algorithm.Env, key string, mut mutation) (uint64, bool) {
 	fenceKey := key + "_fence"
 	topology := env.Topology(key)
 	majority := len(topology)/2 + 1
@@ -125,7 +131,7 @@ func fenceToken(env algorithm.Env, key string) (uint64, bool) {
 		if confirmed == majority {
 			break
 		}
-		if catchUp(r.server, fenceKey, r.value, token) {
+		if catchUp(r.server, fenceKey, r.value, token, mut) {
 			confirmed++
 		}
 	}
@@ -139,14 +145,18 @@ func fenceToken(env algorithm.Env, key string) (uint64, bool) {
 // counters lagged by a hundred: under 20% loss, a hundred increments in a
 // row never all succeed, and every grant ended in a failed catch-up (found
 // by locksim: fenced, seed 271 of class all, 217 s without a holder).
-func catchUp(server algorithm.Server, fenceKey string, have, want uint64) bool {
+func catchUp(server algorithm.Server, fenceKey string, have, want uint64, mut mutation) bool {
 	if want-have > maxCatchUp {
 		return false
+	}
+	patience := catchUpPatience
+	if mut == mutCatchUpImpatient {
+		patience = 1
 	}
 	for failures := 0; have < want; {
 		v, err := server.Increment(fenceKey)
 		if err != nil {
-			if failures++; failures == catchUpPatience {
+			if failures++; failures == patience {
 				return false
 			}
 			continue

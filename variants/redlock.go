@@ -56,6 +56,7 @@ type redlock struct {
 	ttl           time.Duration
 	attempts      int
 	retryDelayMax time.Duration
+	mut           mutation // asDesigned, but in the mutation tests
 }
 
 func (r redlock) Acquire(env algorithm.Env, key string) algorithm.Grant {
@@ -66,6 +67,9 @@ func (r redlock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 	// The spec's random value, unique across clients and requests; kept
 	// across retries, as the reference client does.
 	value := fmt.Sprintf("%016x%016x", env.Rand().Uint64(), env.Rand().Uint64())
+	if r.mut == mutRedlockHostValue {
+		value = env.HostName()
+	}
 	for attempt := range r.attempts {
 		if attempt > 0 {
 			env.Sleep(time.Duration(env.Rand().Int64N(int64(r.retryDelayMax))))
@@ -79,8 +83,18 @@ func (r redlock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 			}
 		}
 		now := env.Now()
+		if r.mut == mutRedlockLateStart {
+			start = now
+		}
 		validity := r.ttl - (now - start) - (r.ttl/100 + 2*time.Millisecond)
-		if locked >= len(masters)/2+1 && validity > 0 {
+		quorum := len(masters)/2 + 1
+		switch r.mut {
+		case mutRedlockNoDrift:
+			validity = r.ttl - (now - start)
+		case mutRedlockQuorumHalf:
+			quorum = len(masters) / 2
+		}
+		if locked >= quorum && validity > 0 {
 			return algorithm.Grant{Granted: true, Owner: value, ValidUntil: now + validity}
 		}
 		r.unlock(env, key, value)

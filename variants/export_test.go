@@ -1,0 +1,79 @@
+package variants
+
+import (
+	"time"
+
+	"locksim/algorithm"
+)
+
+// Mutant is a registered variant with one deliberate mistake: a line a
+// reviewer could get wrong. It keeps its base's envelope, so a sweep holds
+// it to the same promises in the same worlds.
+type Mutant struct {
+	Name    string // "corrected~quorum-half"
+	Base    string // the variant it mutates
+	Mistake string // the mistaken line, as a reviewer would write it
+	// Equivalent, when set, says why the mistake breaks nothing the base
+	// promises: no sweep can flag it, and the kill rate leaves it out.
+	Equivalent string
+	Variant    algorithm.Variant
+}
+
+// Mutants lists every mutant, by mechanism.
+func Mutants() []Mutant {
+	type m struct {
+		base, name, mistake string
+		mut                 mutation
+		equivalent          string
+	}
+	list := []m{
+		{"corrected", "quorum-half", "successfulLocks >= n/2", mutQuorumHalf, ""},
+		{"corrected", "no-drift-margin", "validity := l.ttl - (now - start)", mutNoDriftMargin, ""},
+		{"corrected", "margin-sign", "validity := l.ttl - (now - start) + driftMargin(l.ttl)", mutMarginSign, ""},
+		{"corrected", "validity-from-grant", "start := env.Now() after lockKey, not before it", mutValidityFromNow, ""},
+		{"corrected", "owner-per-client", `owner := env.HostName() + "/" + env.ClientName()`, mutOwnerPerClient, ""},
+		{"corrected", "foreign-item-counted", "if rerr != nil && val.Owner != owner { return err }", mutForeignCounted, ""},
+		{"corrected", "no-partial-clear", "fail returns false without clearLock", mutNoPartialClear, ""},
+		{"corrected", "release-once", "one CompareAndDelete per server, no retry", mutReleaseOnce, ""},
+		{"fenced", "token-no-tie-break", "g.Token = counter", mutTokenNoTieBreak, ""},
+		{"fenced", "catch-up-impatient", "if err != nil { return false } in catchUp", mutCatchUpImpatient, ""},
+		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,
+			"fenced promises the resource, not the lock: two holders of a broken lock still draw different tokens, and the resource lets only one of them in"},
+		{"redlock", "quorum-half", "if locked >= len(masters)/2 && validity > 0", mutRedlockQuorumHalf, ""},
+		{"redlock", "no-drift", "validity := r.ttl - (now - start)", mutRedlockNoDrift, ""},
+		{"redlock", "late-start", "start := env.Now() after the SET loop", mutRedlockLateStart, ""},
+		{"redlock", "host-value", "value := env.HostName()", mutRedlockHostValue, ""},
+	}
+	out := make([]Mutant, len(list))
+	for i, x := range list {
+		base, err := Lookup(x.base)
+		if err != nil {
+			panic(err)
+		}
+		v := base
+		v.Name = x.base + "~" + x.name
+		v.Summary = "mutant of " + x.base + ": " + x.mistake
+		v.New = mutantConstructor(x.base, x.mut)
+		out[i] = Mutant{Name: v.Name, Base: x.base, Mistake: x.mistake, Equivalent: x.equivalent, Variant: v}
+	}
+	return out
+}
+
+// mutantConstructor builds base's lock with mutation mut, as its file does.
+func mutantConstructor(base string, mut mutation) func() algorithm.Lock {
+	switch base {
+	case "corrected":
+		return func() algorithm.Lock {
+			return dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth, mut: mut}
+		}
+	case "fenced":
+		return func() algorithm.Lock {
+			return fencedLock{lock: dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth, mut: mut}, mut: mut}
+		}
+	case "redlock":
+		return func() algorithm.Lock {
+			return redlock{attempts: 3, retryDelayMax: 200 * time.Millisecond, mut: mut}
+		}
+	}
+	panic("variants: no mutants of " + base)
+}

@@ -1,0 +1,35 @@
+package variants
+
+// mutation names one deliberate one-line mistake in a variant, for the
+// mutation tests (mutants_test.go): they measure how reliably locksim's
+// default sweep, inside each variant's envelope, finds the mistakes a
+// reviewer could make in a corrected lock. Each is a branch beside the line
+// it mistakes, as the fix-* variants keep the original's line beside
+// their fix. The zero value is the variant as designed; no registered
+// variant is ever built with another, so `locksim variants` never shows a
+// mutant.
+type mutation uint8
+
+const (
+	asDesigned mutation = iota
+
+	// corrected (and fenced, which is corrected underneath)
+	mutQuorumHalf      // successfulLocks >= n/2: half is not a majority
+	mutNoDriftMargin   // validity = ttl - elapsed: the drift margin forgotten
+	mutMarginSign      // validity = ttl - elapsed + margin: the margin's sign slipped
+	mutValidityFromNow // validity measured from the grant, not from the first write
+	mutOwnerPerClient  // owner = host/client, no nonce: one identity for all of a thread's acquisitions
+	mutForeignCounted  // || for &&: an item read back with another owner counts as written
+	mutNoPartialClear  // a failed attempt keeps what it wrote
+	mutReleaseOnce     // a release that times out is not retried
+
+	// fenced
+	mutTokenNoTieBreak  // the token is the bare counter
+	mutCatchUpImpatient // catch-up gives up at the first failed increment
+
+	// redlock
+	mutRedlockQuorumHalf // locked >= N/2: the +1 forgotten
+	mutRedlockNoDrift    // validity = ttl - elapsed: the drift term forgotten
+	mutRedlockLateStart  // start read after the SETs, not before
+	mutRedlockHostValue  // value = the host name, not a random value per acquire
+)
