@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -214,4 +215,27 @@ func forces(b Breakable) feature {
 		return featLoss
 	}
 	panic("faults: unknown breakable " + string(b))
+}
+
+// Excludes names the bounds that leave class c no fault to draw: none when
+// some fault of the class stays inside them (or the class draws nothing
+// anyway, as none does).
+func (bd Bounds) Excludes(c Class) []Breakable {
+	a := Allow(c)
+	var why []Breakable
+	for f := feature(0); f < numWorldFeatures; f++ {
+		if !a.permits(f) {
+			continue
+		}
+		if !bd.forbids(f, 0) {
+			return nil
+		}
+		for _, x := range breakables {
+			if forces(x.b) == f && bd.bounded(x.b) && !slices.Contains(why, x.b) {
+				why = append(why, x.b)
+				break
+			}
+		}
+	}
+	return why
 }

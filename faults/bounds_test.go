@@ -266,3 +266,20 @@ func TestBoundsValidate(t *testing.T) {
 		t.Errorf("the lease bounds, all broken: %v", err)
 	}
 }
+
+func TestBoundsExclude(t *testing.T) {
+	if got := leaseBounds.Excludes(ClassJump); !slices.Equal(got, []Breakable{BreakClockJumps}) {
+		t.Errorf("no jumps: class jump excluded by %v", got)
+	}
+	if got := leaseBounds.Excludes(ClassTopology); !slices.Equal(got, []Breakable{BreakFixedTopology}) {
+		t.Errorf("fixed topology: class topology excluded by %v", got)
+	}
+	for _, c := range []Class{ClassNone, ClassAmnesia, ClassPause, ClassAll} {
+		if got := leaseBounds.Excludes(c); got != nil {
+			t.Errorf("class %s excluded by %v", c, got)
+		}
+	}
+	if got := (Bounds{NoWipes: true}).Excludes(ClassAmnesia); !slices.Equal(got, []Breakable{BreakDurableNodes}) {
+		t.Errorf("durable nodes: class amnesia excluded by %v", got)
+	}
+}

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -50,15 +51,12 @@ func PlanGenWithin(classes []Class, s Shape, bd Bounds) *rapid.Generator[Plan] {
 			kinds = slices.DeleteFunc(kinds, func(f feature) bool { return f == featPause })
 		}
 		if len(kinds) > 0 {
+			// A broken bound's event first, whatever the others: drawn in a
+			// fixed place, so shrinking the others never changes how many
+			// draws come after them.
+			p.Events = forcedEvents(t, kinds, br, s, s.ClientsFor(p), bd)
 			ev := eventGen(kinds, s, s.ClientsFor(p), bd, br)
-			minEvents := 0
-			for _, f := range kinds {
-				if forced(br, f) {
-					minEvents = 1 // the broken bound's event
-				}
-			}
-			p.Events = rapid.SliceOfN(ev, minEvents, maxSwarmEvents).Draw(t, "events")
-			p.Events = withForcedKinds(t, p.Events, kinds, br, s, s.ClientsFor(p), bd)
+			p.Events = append(p.Events, rapid.SliceOfN(ev, 0, maxSwarmEvents).Draw(t, "events")...)
 			slices.SortStableFunc(p.Events, func(a, b Event) int { return cmpDuration(a.At, b.At) })
 			if bd.ClockErrorMax > 0 && !br.has(BreakClockError) && !br.has(BreakClockJumps) {
 				p.Events = clampJumps(p.Clocks, p.Events, bd, s.Duration)
@@ -98,14 +96,13 @@ func forced(br breakSet, f feature) bool {
 	return false
 }
 
-// withForcedKinds makes sure every event kind a broken bound needs is in
-// events, drawing one more event of it where it is missing.
-func withForcedKinds(t *rapid.T, events []Event, kinds []feature, br breakSet, s Shape, clients int, bd Bounds) []Event {
+// forcedEvents draws one event of every kind a broken bound needs.
+func forcedEvents(t *rapid.T, kinds []feature, br breakSet, s Shape, clients int, bd Bounds) []Event {
+	var events []Event
 	for _, f := range kinds {
-		if !forced(br, f) || slices.ContainsFunc(events, func(e Event) bool { k, _ := eventFeature(e); return k == f }) {
-			continue
+		if forced(br, f) {
+			events = append(events, eventGen([]feature{f}, s, clients, bd, br).Draw(t, "forced "+f.String()))
 		}
-		events = append(events, eventGen([]feature{f}, s, clients, bd, br).Draw(t, "forced "+f.String()))
 	}
 	return events
 }
@@ -147,22 +144,27 @@ func drawClocks(t *rapid.T, s Shape, bd Bounds, br breakSet) []Clock {
 		driftLo = -rapid.Int64Range(0, w).Draw(t, "drift_band")
 		driftHi = driftLo + w
 	}
-	clock := rapid.Custom(func(t *rapid.T) Clock {
-		c := Clock{Kind: rapid.SampledFrom([]ProcessKind{HostProcess, NodeProcess}).Draw(t, "kind")}
-		c.Index = rapid.IntRange(0, s.processes(c.Kind)-1).Draw(t, "index")
-		c.Offset = time.Millisecond * time.Duration(rapid.Int64Range(-offsetMs, offsetMs).Draw(t, "offset_ms"))
-		c.DriftPPM = rapid.Int64Range(driftLo, driftHi).Draw(t, "drift_ppm")
-		if half := bd.ClockErrorMax / 2; half > 0 && !br.has(BreakClockError) {
-			c.DriftPPM = driftWithin(c.Offset, c.DriftPPM, half, s.Duration)
+	// One yes-or-no per process, then its clock: the same draws whatever
+	// the values, so that shrinking (which reorders and drops draws) never
+	// meets a plan with more or fewer of them than it expects.
+	var clocks []Clock
+	for _, k := range []ProcessKind{HostProcess, NodeProcess} {
+		for i := range s.processes(k) {
+			if !rapid.Bool().Draw(t, fmt.Sprintf("clock %s%d", k, i)) {
+				continue
+			}
+			c := Clock{Kind: k, Index: i}
+			c.Offset = time.Millisecond * time.Duration(rapid.Int64Range(-offsetMs, offsetMs).Draw(t, "offset_ms"))
+			c.DriftPPM = rapid.Int64Range(driftLo, driftHi).Draw(t, "drift_ppm")
+			if half := bd.ClockErrorMax / 2; half > 0 && !br.has(BreakClockError) {
+				c.DriftPPM = driftWithin(c.Offset, c.DriftPPM, half, s.Duration)
+			}
+			clocks = append(clocks, c)
 		}
-		return c
-	})
-	key := func(c Clock) Clock { return Clock{Kind: c.Kind, Index: c.Index} }
-	minClocks := 0
-	if br.has(BreakClockError) || br.has(BreakClockRate) {
-		minClocks = 1
 	}
-	clocks := rapid.SliceOfNDistinct(clock, minClocks, s.Nodes+s.Hosts, key).Draw(t, "clocks")
+	if len(clocks) == 0 && (br.has(BreakClockError) || br.has(BreakClockRate)) {
+		clocks = []Clock{{Kind: HostProcess}} // the broken bound needs a clock
+	}
 	if len(clocks) > 0 && br.has(BreakClockError) {
 		ms := rapid.Int64Range(int64(bd.ClockErrorMax/time.Millisecond)+1, max(int64(bd.ClockErrorMax/time.Millisecond)+1, 180_000)).Draw(t, "broken_offset_ms")
 		clocks[0].Offset = time.Millisecond * time.Duration(ms)

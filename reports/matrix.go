@@ -9,21 +9,29 @@ import (
 )
 
 // Matrix compares lock variants across fault classes: one row per variant,
-// one cell per class, each cell the outcome of the same Seeds seeds.
-// The compare command fills it; Markdown, JSON and HTML render it.
+// one cell per class, each cell the outcome of the same Seeds seeds drawn
+// inside the variant's envelope (a bug is a promised property broken there).
+// Apart from it, the cost table: per variant and assumption, CostSeeds seeds
+// drawn to break that assumption, and what broke after. The compare command
+// fills it; Markdown, JSON and HTML render it.
 type Matrix struct {
 	Seeds   int            `json:"seeds"`   // seeds run per cell
 	Classes []faults.Class `json:"classes"` // the columns, in order
-	Rows    []Row          `json:"rows"`
+	// Assumptions are the cost table's columns: every assumption some
+	// row's variant makes, by name; CostSeeds seeds per cost (0: no table).
+	Assumptions []string `json:"assumptions,omitempty"`
+	CostSeeds   int      `json:"cost_seeds,omitempty"`
+	Rows        []Row    `json:"rows"`
 }
 
 // Row is one variant's line of the matrix.
 type Row struct {
-	Variant     string         `json:"variant"`               // registry name, e.g. "original"
-	Summary     string         `json:"summary"`               // what the variant changes, one line
-	Assumptions string         `json:"assumptions,omitempty"` // what it relies on, e.g. "bounded clock drift"
-	Cells       []Cell         `json:"cells"`                 // one per Matrix.Classes, same order
-	Metrics     VariantMetrics `json:"metrics"`
+	Variant  string         `json:"variant"`  // registry name, e.g. "original"
+	Summary  string         `json:"summary"`  // what the variant changes, one line
+	Envelope string         `json:"envelope"` // what it promises and assumes, one line
+	Cells    []Cell         `json:"cells"`    // one per Matrix.Classes, same order
+	Costs    []Cost         `json:"costs,omitempty"`
+	Metrics  VariantMetrics `json:"metrics"`
 }
 
 // VariantMetrics are a variant's performance figures, averaged by the
@@ -36,12 +44,22 @@ type VariantMetrics struct {
 	MessagesPerGrant float64 `json:"messages_per_grant"` // requests and replies
 }
 
-// Cell is what one variant did under one fault class over Seeds seeds.
+// Cell is what one variant did under one fault class over Seeds seeds,
+// inside its envelope.
 type Cell struct {
 	Class      faults.Class `json:"class"`
 	Seeds      int          `json:"seeds"`      // seeds run
-	Violations int          `json:"violations"` // seeds with at least one violation
-	Kinds      Kinds        `json:"kinds"`
+	Violations int          `json:"violations"` // seeds with at least one bug
+	Kinds      Kinds        `json:"kinds"`      // of the bugs
+	// Unpromised counts the seeds that broke only properties the variant
+	// does not promise; Outside those whose run broke an assumption even so
+	// (what broke after it is expected, not a bug).
+	Unpromised int `json:"unpromised"`
+	Outside    int `json:"outside"`
+	// Excluded, when set, says why the class draws nothing inside the
+	// envelope: the variant assumes its faults away (its cells ran
+	// fault-free worlds).
+	Excluded string `json:"excluded,omitempty"`
 	// FirstSeed is the first seed that failed; -1 when none did.
 	FirstSeed int64 `json:"first_seed"`
 	// SeedsToFirst counts the seeds run up to and including FirstSeed: how
@@ -50,8 +68,10 @@ type Cell struct {
 	// MinimalSize is the number of timed faults left in FirstSeed's plan
 	// after minimisation; -1 when it was not minimised.
 	MinimalSize int `json:"minimal_size"`
-	// Replay is the command that replays FirstSeed.
+	// Replay is the command that replays FirstSeed; Story says what its
+	// first bug was.
 	Replay string `json:"replay,omitempty"`
+	Story  string `json:"story,omitempty"`
 	// HTMLLink points to FirstSeed's porcupine HTML, relative to the report.
 	HTMLLink string `json:"html_link,omitempty"`
 }
@@ -79,17 +99,39 @@ func NewCell(class faults.Class) Cell {
 	return Cell{Class: class, FirstSeed: -1, MinimalSize: -1}
 }
 
-// Record adds one seed's verdict to the cell. Seeds must be recorded in the
+// Run is one seed's result, as a cell or a cost counts it.
+type Run struct {
+	Bugs       []model.ViolationKind // violations of promised properties inside the envelope
+	Expected   []model.ViolationKind // of promised properties, after a breach
+	Unpromised bool                  // a property the variant does not promise broke
+	Outside    bool                  // the run broke an assumption
+}
+
+// Record adds one seed's run to the cell. Seeds must be recorded in the
 // order they were run for FirstSeed and SeedsToFirst to mean what they say.
-func (c *Cell) Record(seed int64, v model.Verdict) {
+func (c *Cell) Record(seed int64, r Run) {
 	c.Seeds++
-	if v.OK() {
+	if r.Outside {
+		c.Outside++
+	}
+	if len(r.Bugs) == 0 {
+		if r.Unpromised && len(r.Expected) == 0 {
+			c.Unpromised++
+		}
 		return
 	}
 	c.Violations++
+	c.Kinds.add(r.Bugs)
+	if c.FirstSeed < 0 {
+		c.FirstSeed, c.SeedsToFirst = seed, c.Seeds
+	}
+}
+
+// add counts one seed's kinds, each kind once.
+func (k *Kinds) add(kinds []model.ViolationKind) {
 	var seen Kinds
-	for _, x := range v.Violations {
-		switch x.Kind {
+	for _, x := range kinds {
+		switch x {
 		case model.MutualExclusion:
 			seen.MutualExclusion = 1
 		case model.LostUpdate:
@@ -100,10 +142,51 @@ func (c *Cell) Record(seed int64, v model.Verdict) {
 			seen.Aborted = 1
 		}
 	}
-	c.Kinds.MutualExclusion += seen.MutualExclusion
-	c.Kinds.LostUpdate += seen.LostUpdate
-	c.Kinds.Liveness += seen.Liveness
-	c.Kinds.Aborted += seen.Aborted
+	k.MutualExclusion += seen.MutualExclusion
+	k.LostUpdate += seen.LostUpdate
+	k.Liveness += seen.Liveness
+	k.Aborted += seen.Aborted
+}
+
+// Cost is what breaking one assumption of a variant costs: Seeds seeds
+// drawn to break it (faults of every class; every other assumption kept).
+type Cost struct {
+	Assumption string `json:"assumption"`
+	// Assumed: the variant makes the assumption (else nothing was run).
+	Assumed  bool  `json:"assumed"`
+	Seeds    int   `json:"seeds"`
+	Broke    int   `json:"broke"`    // seeds whose run actually broke it
+	Expected int   `json:"expected"` // seeds where a promised property broke after
+	Kinds    Kinds `json:"kinds"`    // of those violations
+	// Bugs counts seeds that broke a promised property before any breach:
+	// bugs of the variant, found on the way.
+	Bugs         int    `json:"bugs"`
+	FirstSeed    int64  `json:"first_seed"` // first seed with an expected violation; -1: none
+	SeedsToFirst int    `json:"seeds_to_first,omitempty"`
+	Replay       string `json:"replay,omitempty"`
+	// Story says what broke in FirstSeed, and after which breach.
+	Story string `json:"story,omitempty"`
+}
+
+// NewCost returns an empty cost for assumption, run or not.
+func NewCost(assumption string, assumed bool) Cost {
+	return Cost{Assumption: assumption, Assumed: assumed, FirstSeed: -1}
+}
+
+// Record adds one seed drawn to break the assumption.
+func (c *Cost) Record(seed int64, r Run, broke bool) {
+	c.Seeds++
+	if broke {
+		c.Broke++
+	}
+	if len(r.Bugs) > 0 {
+		c.Bugs++
+	}
+	if len(r.Expected) == 0 {
+		return
+	}
+	c.Expected++
+	c.Kinds.add(r.Expected)
 	if c.FirstSeed < 0 {
 		c.FirstSeed, c.SeedsToFirst = seed, c.Seeds
 	}

@@ -23,10 +23,11 @@ type htmlReplay struct {
 	Command        string
 }
 
-// htmlRow is one variant's row as the HTML page shows it.
+// htmlRow is one variant's line as the HTML page shows it.
 type htmlRow struct {
 	Row
-	View []htmlCell
+	View  []htmlCell
+	Costs []htmlCell
 }
 
 // htmlPage is everything the page template reads.
@@ -64,7 +65,34 @@ func HTML(w io.Writer, m Matrix) error {
 		}
 		page.Rows = append(page.Rows, hr)
 	}
+	for i, r := range m.Rows {
+		for _, c := range r.Costs {
+			hc := htmlCostOf(c)
+			if c.Expected > 0 && c.Replay != "" {
+				hc.Note = len(page.Replays) + 1
+				page.Replays = append(page.Replays, htmlReplay{hc.Note, r.Variant, "beyond " + c.Assumption, c.Replay})
+			}
+			page.Rows[i].Costs = append(page.Rows[i].Costs, hc)
+		}
+	}
 	return pageTemplate.Execute(w, page)
+}
+
+// htmlCostOf shows a cost: expected seeds over broken ones, coloured by
+// what broke.
+func htmlCostOf(c Cost) htmlCell {
+	if !c.Assumed {
+		return htmlCell{Head: "–", Class: "notrun"}
+	}
+	hc := htmlCell{Head: fmt.Sprintf("%d/%d", c.Expected, c.Broke), Class: "safe", Title: c.Replay}
+	if c.Expected > 0 {
+		hc.Detail = fmt.Sprintf("%s\u00a0@%d", kindLetters(c.Kinds), c.SeedsToFirst)
+		hc.Class = "unsafe"
+		if c.Kinds.MutualExclusion == 0 && c.Kinds.LostUpdate == 0 && c.Kinds.Aborted == 0 {
+			hc.Class = "live"
+		}
+	}
+	return hc
 }
 
 // htmlCellOf splits a cell's text into a head and a detail line, so that
@@ -77,6 +105,10 @@ func htmlCellOf(c Cell) htmlCell {
 		return hc
 	case Safe:
 		hc.Head = fmt.Sprintf("✓ 0/%d", c.Seeds)
+		hc.Detail = "<" + percent(upperBound95(c.Seeds)) + cellNotes(c)
+		if c.Excluded != "" {
+			hc.Head, hc.Class, hc.Detail = "n/a", "notrun", "assumes no "+c.Excluded
+		}
 		return hc
 	case LivenessOnly:
 		hc.Head = fmt.Sprintf("⚠ %d/%d", c.Violations, c.Seeds)
@@ -88,6 +120,7 @@ func htmlCellOf(c Cell) htmlCell {
 	if c.MinimalSize >= 0 {
 		hc.Detail += fmt.Sprintf(" size\u00a0%d", c.MinimalSize)
 	}
+	hc.Detail += cellNotes(c)
 	return hc
 }
 
@@ -133,11 +166,11 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 </head>
 <body>
 <h1>locksim: {{len .Rows}} variants × {{len .Classes}} fault classes</h1>
-<p class="sub">{{.Seeds}} seeds per cell. A cell links to the porcupine visualisation of its first failing seed; hover it for the replay command.</p>
+<p class="sub">{{.Seeds}} seeds per cell, each drawn inside the variant's envelope (its assumptions, up to their edges); a cell counts bugs: violations of what the variant promises. A cell links to the porcupine visualisation of its first failing seed; hover it for the replay command.</p>
 
 <p class="legend">
-<span class="safe">✓ no violation</span><span class="lock">✗ beliefs overlapped, resource safe</span><span class="unsafe">✗ lost update or abort</span><span class="live">⚠ liveness only</span><span class="notrun">– not run</span><br>
-kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update (resource level) · <b>L</b> liveness · <b>A</b> abort (panic or livelock) · <b>@i</b>: first failure at the i-th seed · <b>size s</b>: timed faults left after minimising
+<span class="safe">✓ no bug (&lt;p%: the rate 95% confidence rules out)</span><span class="lock">✗ beliefs overlapped, resource safe</span><span class="unsafe">✗ lost update or abort</span><span class="live">⚠ liveness only</span><span class="notrun">– not run · n/a: the envelope assumes the class away</span><br>
+kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update (resource level) · <b>L</b> liveness · <b>A</b> abort (panic or livelock) · <b>@i</b>: first failure at the i-th seed · <b>size s</b>: timed faults left after minimising · <b>not promised k</b>: seeds that broke only what the variant does not promise · <b>outside k</b>: seeds that broke an assumption anyway
 </p>
 
 <div class="matrix">
@@ -146,11 +179,20 @@ kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update (resource 
 {{range .Rows}}<tr><td class="variant">{{.Variant}}</td>{{range .View}}<td class="cell {{.Class}}"{{if .Title}} title="{{.Title}}"{{end}}><span class="head">{{if .Link}}<a href="{{.Link}}">{{.Head}}</a>{{else}}{{.Head}}{{end}}</span>{{if .Detail}}<span class="detail">{{.Detail}}</span>{{end}}</td>{{end}}</tr>
 {{end}}</table>
 </div>
-
+{{if .CostSeeds}}
+<h2>What breaking each assumption costs</h2>
+<p class="sub">Per variant and assumption it makes, {{.CostSeeds}} seeds drawn to break that one assumption (faults of every class, every other assumption kept): seeds in which a promised property broke after it, of the seeds whose run really broke it.</p>
+<div class="matrix">
+<table>
+<tr><th>variant</th>{{range .Assumptions}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td class="variant">{{.Variant}}</td>{{range .Costs}}<td class="cell {{.Class}}"{{if .Title}} title="{{.Title}}"{{end}}><span class="head">{{.Head}}</span>{{if .Detail}}<span class="detail">{{.Detail}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</table>
+</div>
+{{end}}
 <h2>Variants</h2>
 <table>
-<tr><th>variant</th><th>what it changes</th><th>assumes</th></tr>
-{{range .Rows}}<tr><td class="variant">{{.Variant}}</td><td>{{.Summary}}</td><td>{{or .Assumptions "–"}}</td></tr>
+<tr><th>variant</th><th>what it changes</th><th>envelope</th></tr>
+{{range .Rows}}<tr><td class="variant">{{.Variant}}</td><td>{{.Summary}}</td><td>{{or .Envelope "–"}}</td></tr>
 {{end}}</table>
 
 <h2>Metrics</h2>

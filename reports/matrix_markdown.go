@@ -7,33 +7,45 @@ import (
 )
 
 // markdownLegend explains the cells of Markdown's matrix.
-const markdownLegend = `Legend:
-- ✓ 0/n: no violation in any of n seeds
-- ✗ k/n: k of n seeds broke safety; ⚠ k/n: k of n seeds only starved waiters
+const markdownLegend = `Every cell is a variant inside its envelope: each seed draws a world of the
+class that breaks none of the variant's assumptions (up to their edges), and only a
+violation of a property the variant promises counts, a **bug**. What breaking each
+assumption costs is the second table.
+
+Legend:
+- ✓ 0/n (<p%): no bug in any of n seeds: with 95% confidence fewer than p% of seeds would show one
+- ✗ k/n: k of n seeds showed a bug; ⚠ k/n: k of n seeds only starved waiters
 - kinds: M mutual exclusion (lock level), U lost update (resource level), L liveness, A abort (panic or livelock)
-- first @i: the first failure came at the i-th seed; size s: timed faults left after minimising it
-- [n]: replay command n, listed below the matrix
+- first @i: the first bug came at the i-th seed; size s: timed faults left after minimising it
+- not promised k: k seeds broke only what the variant does not promise (fenced: the lock)
+- outside k: k seeds broke an assumption anyway (so what broke after it is no bug)
+- n/a: the class has no fault the envelope allows (the variant assumes it away); its seeds ran fault-free
+- [n]: replay command n, listed below the tables
 `
 
-// Markdown writes the matrix for review: the matrix with a legend, the
-// replay command of every failing cell, the variants' summaries and their
-// metrics. The output is deterministic.
+// Markdown writes the matrix for review: the matrix with a legend, the cost
+// of breaking each assumption, the replay command of every failing cell,
+// the variants' envelopes and their metrics. The output is deterministic.
 func Markdown(w io.Writer, m Matrix) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# locksim: %d variants × %d fault classes, %d seeds per cell\n\n", len(m.Rows), len(m.Classes), m.Seeds)
+	fmt.Fprintf(&b, "# locksim: %s × %s, %d seeds per cell\n\n", plural(len(m.Rows), "variant"), plural(len(m.Classes), "fault class"), m.Seeds)
 	b.WriteString(markdownLegend + "\n")
 	replays := markdownMatrix(&b, m)
+	inside := len(replays)
+	replays = markdownCosts(&b, m, replays)
+	markdownExamples(&b, m, inside)
 	if len(replays) > 0 {
 		b.WriteString("\n## Replay\n\n")
 		for i, r := range replays {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, r)
 		}
 	}
-	b.WriteString("\n## Variants\n\n| variant | what it changes | assumes |\n| --- | --- | --- |\n")
+	b.WriteString("\n## Variants\n\n| variant | what it changes | envelope |\n| --- | --- | --- |\n")
 	for _, r := range m.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", cellEscape(r.Variant), cellEscape(r.Summary), cellEscape(orDash(r.Assumptions)))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cellEscape(r.Variant), cellEscape(r.Summary), cellEscape(orDash(r.Envelope)))
 	}
-	b.WriteString("\n## Metrics\n\n| variant | grants/min | acquire p50 (ms) | acquire p99 (ms) | availability | messages/grant |\n" +
+	b.WriteString("\n## Metrics\n\nPooled over every run inside the envelope.\n\n" +
+		"| variant | grants/min | acquire p50 (ms) | acquire p99 (ms) | availability | messages/grant |\n" +
 		"| --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range m.Rows {
 		x := r.Metrics
@@ -67,24 +79,149 @@ func markdownMatrix(b *strings.Builder, m Matrix) (replays []string) {
 	return replays
 }
 
-// cellText writes a cell as "✗ 12/200 M+U (first @3, size 2)" or "✓ 0/200".
+// markdownCosts writes the cost table, if the matrix has one, numbering its
+// replay footnotes after those already in replays.
+func markdownCosts(b *strings.Builder, m Matrix, replays []string) []string {
+	if m.CostSeeds == 0 || len(m.Assumptions) == 0 {
+		return replays
+	}
+	fmt.Fprintf(b, "\n## What breaking each assumption costs\n\n"+
+		"Per variant and assumption it makes, %d seeds drawn to break that one assumption (faults of\n"+
+		"every class, every other assumption kept): in how many seeds a promised property broke\n"+
+		"after it (kinds as above), of how many whose run really broke it. – : not assumed.\n\n", m.CostSeeds)
+	b.WriteString("| variant |")
+	for _, a := range m.Assumptions {
+		fmt.Fprintf(b, " %s |", a)
+	}
+	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(m.Assumptions)) + "\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(b, "| %s |", cellEscape(r.Variant))
+		for _, c := range r.Costs {
+			text := costText(c)
+			if c.Expected > 0 && c.Replay != "" {
+				replays = append(replays, fmt.Sprintf("%s beyond %s: `%s`", r.Variant, c.Assumption, c.Replay))
+				text += fmt.Sprintf(" [%d]", len(replays))
+			}
+			fmt.Fprintf(b, " %s |", text)
+		}
+		b.WriteString("\n")
+	}
+	return replays
+}
+
+// markdownExamples shows what inside and outside mean with the matrix's own
+// first bug and its first cost: the replay footnotes are numbered as the
+// tables number them (cells first, then costs).
+func markdownExamples(b *strings.Builder, m Matrix, cellNotes int) {
+	var inside, outside string
+	note := 0
+	for _, r := range m.Rows {
+		for _, c := range r.Cells {
+			if c.Violations > 0 && c.Replay != "" {
+				note++
+				if inside == "" && c.Story != "" {
+					inside = fmt.Sprintf("- **Inside: a bug.** %s × %s, seed %d: %s. The run broke none of %s's assumptions, "+
+						"and %s promises what broke: a bug of the variant, and a failing sweep [%d].\n",
+						r.Variant, c.Class, c.FirstSeed, c.Story, r.Variant, r.Variant, note)
+				}
+			}
+		}
+	}
+	note = cellNotes
+	for _, r := range m.Rows {
+		for _, c := range r.Costs {
+			if c.Expected > 0 && c.Replay != "" {
+				note++
+				if outside == "" && c.Story != "" {
+					outside = fmt.Sprintf("- **Outside: expected.** %s, drawn to break %s, seed %d: %s. The assumption broke "+
+						"first, so what broke after it is its price, not a bug: the sweep does not fail unless -strict [%d].\n",
+						r.Variant, c.Assumption, c.FirstSeed, c.Story, note)
+				}
+			}
+		}
+	}
+	if inside == "" && outside == "" {
+		return
+	}
+	b.WriteString("\n## Inside and outside, by example\n\n" + inside + outside)
+}
+
+// cellText writes a cell as "✗ 12/200 M+U (first @3, size 2)" or
+// "✓ 0/200 (<1.5%)".
 func cellText(c Cell) string {
 	var s string
 	switch c.Status() {
 	case NotRun:
 		return "–"
 	case Safe:
-		return fmt.Sprintf("✓ 0/%d", c.Seeds)
-	case LivenessOnly:
-		s = "⚠"
+		s = fmt.Sprintf("✓ 0/%d (<%s)", c.Seeds, percent(upperBound95(c.Seeds)))
+		if c.Excluded != "" {
+			s = "n/a: assumes no " + c.Excluded
+		}
 	default:
-		s = "✗"
+		mark := "✗"
+		if c.Status() == LivenessOnly {
+			mark = "⚠"
+		}
+		s = fmt.Sprintf("%s %d/%d %s (first @%d", mark, c.Violations, c.Seeds, kindLetters(c.Kinds), c.SeedsToFirst)
+		if c.MinimalSize >= 0 {
+			s += fmt.Sprintf(", size %d", c.MinimalSize)
+		}
+		s += ")"
 	}
-	s += fmt.Sprintf(" %d/%d %s (first @%d", c.Violations, c.Seeds, kindLetters(c.Kinds), c.SeedsToFirst)
-	if c.MinimalSize >= 0 {
-		s += fmt.Sprintf(", size %d", c.MinimalSize)
+	return s + cellNotes(c)
+}
+
+// cellNotes are a cell's counts of what is not a bug: " · not promised 3".
+func cellNotes(c Cell) string {
+	s := ""
+	if c.Unpromised > 0 {
+		s += fmt.Sprintf(" · not promised %d", c.Unpromised)
 	}
-	return s + ")"
+	if c.Outside > 0 {
+		s += fmt.Sprintf(" · outside %d", c.Outside)
+	}
+	return s
+}
+
+// costText writes a cost as "12/40 M+U of 50 (first @3)", "0/50 of 48", or
+// "–" when the variant makes no such assumption.
+func costText(c Cost) string {
+	if !c.Assumed {
+		return "–"
+	}
+	s := fmt.Sprintf("%d/%d", c.Expected, c.Broke)
+	if c.Expected > 0 {
+		s += fmt.Sprintf(" %s (first @%d)", kindLetters(c.Kinds), c.SeedsToFirst)
+	}
+	if c.Bugs > 0 {
+		s += fmt.Sprintf(" · bugs %d", c.Bugs)
+	}
+	return s
+}
+
+// upperBound95 is the failure rate per seed that n clean seeds rule out
+// with 95% confidence, by the rule of three: 3/n (the exact bound,
+// 1 - 0.05^(1/n), is a little lower; 3/n needs no float library, so every
+// machine prints the same).
+func upperBound95(n int) (percentTimes100 int) {
+	if n <= 3 {
+		return 100_00
+	}
+	return (3*100_00 + n - 1) / n // rounded up: never claim more than the seeds show
+}
+
+// percent writes hundredths of a percent with two significant digits,
+// rounded up: "38%", "1.5%", "0.30%".
+func percent(h int) string {
+	switch {
+	case h >= 10_00:
+		return fmt.Sprintf("%d%%", (h+99)/100)
+	case h >= 1_00:
+		tenths := (h + 9) / 10
+		return fmt.Sprintf("%d.%d%%", tenths/10, tenths%10)
+	}
+	return fmt.Sprintf("0.%02d%%", h)
 }
 
 // kindLetters writes the kinds a cell showed as "M+U".
@@ -104,6 +241,17 @@ func kindLetters(k Kinds) string {
 // cellEscape keeps text from breaking a Markdown table row.
 func cellEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// plural is "1 fault class", "12 fault classes".
+func plural(n int, what string) string {
+	switch {
+	case n == 1:
+		return "1 " + what
+	case strings.HasSuffix(what, "s"):
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func orDash(s string) string {

@@ -25,9 +25,12 @@ func TestCellText(t *testing.T) {
 		want     string
 	}{
 		{0, 0, "✗ 4/200 M (first @3, size 1)"},
+		{0, 1, "✗ 12/200 M+U (first @3, size 2) · outside 1"},
 		{0, 3, "✗ 99/200 M+U (first @3, size 2)"},
-		{1, 0, "✓ 0/200"},
+		{1, 0, "✓ 0/200 (<1.5%)"},
+		{1, 3, "✓ 0/200 (<1.5%) · not promised 50"},
 		{2, 2, "⚠ 5/200 L (first @3, size 1)"},
+		{2, 3, "n/a: assumes no pauses"},
 	} {
 		if got := cellText(m.Rows[tc.row].Cells[tc.col]); got != tc.want {
 			t.Errorf("cell (%d,%d) = %q, want %q", tc.row, tc.col, got, tc.want)
@@ -40,12 +43,19 @@ func TestCellText(t *testing.T) {
 
 func TestCellRecord(t *testing.T) {
 	c := NewCell(faults.ClassCrash)
-	c.Record(10, model.Verdict{})
-	c.Record(11, model.Verdict{Violations: []model.Violation{{Kind: model.MutualExclusion}, {Kind: model.MutualExclusion}}})
-	c.Record(12, model.Verdict{Violations: []model.Violation{{Kind: model.Panic}, {Kind: model.LostUpdate}}})
+	c.Record(10, Run{})
+	c.Record(11, Run{Bugs: []model.ViolationKind{model.MutualExclusion, model.MutualExclusion}})
+	c.Record(12, Run{Bugs: []model.ViolationKind{model.Panic, model.LostUpdate}, Outside: true})
+	c.Record(13, Run{Unpromised: true, Expected: []model.ViolationKind{model.LostUpdate}})
+	c.Record(14, Run{Unpromised: true})
 	want := Kinds{MutualExclusion: 1, LostUpdate: 1, Aborted: 1}
-	if c.Seeds != 3 || c.Violations != 2 || c.Kinds != want || c.FirstSeed != 11 || c.SeedsToFirst != 2 {
-		t.Errorf("cell after 3 seeds: %+v", c)
+	if c.Seeds != 5 || c.Violations != 2 || c.Kinds != want || c.FirstSeed != 11 || c.SeedsToFirst != 2 {
+		t.Errorf("cell after 5 seeds: %+v", c)
+	}
+	// A seed counts as not promised only when that is all it broke; one
+	// outside counts whatever it broke.
+	if c.Unpromised != 1 || c.Outside != 1 {
+		t.Errorf("cell after 5 seeds: unpromised %d, outside %d; want 1 and 1", c.Unpromised, c.Outside)
 	}
 	if c.Kinds.LockSafe() || c.Kinds.ResourceSafe() || !c.Kinds.LivenessOK() {
 		t.Errorf("kinds %+v: wrong safety summary", c.Kinds)
@@ -111,7 +121,9 @@ func TestHTMLHasMatrixAndCharts(t *testing.T) {
 	for _, want := range []string{
 		"<table>", `<td class="cell unsafe"`, `<td class="cell lock"`, `<td class="cell live"`, `<td class="cell safe"`,
 		`<a href="porcupine/original-pause-2.html">✗ 99/200</a>`, "M&#43;U\u00a0@3 size\u00a02",
-		"lease|quorum", "<svg", "Acquire latency (ms)", "locksim replay -variant fenced -class pause -seed 2",
+		"lease|quorum", "<svg", "Acquire latency (ms)", "locksim replay -variant lease|quorum -class partition -seed 2",
+		"What breaking each assumption costs", "10/45", "locksim replay -variant fenced -seed 3 -beyond token-checks",
+		"not promised 50", ">n/a<", "assumes no pauses",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML lacks %q", want)
@@ -126,5 +138,31 @@ func TestHTMLHasMatrixAndCharts(t *testing.T) {
 	}
 	if again.String() != page {
 		t.Error("HTML is not deterministic")
+	}
+}
+
+func TestCostText(t *testing.T) {
+	m := sampleMatrix()
+	for _, tc := range []struct {
+		row, col int
+		want     string
+	}{
+		{0, 0, "–"},
+		{1, 1, "10/45 U (first @3)"},
+		{2, 0, "0/50"},
+	} {
+		if got := costText(m.Rows[tc.row].Costs[tc.col]); got != tc.want {
+			t.Errorf("cost (%d,%d) = %q, want %q", tc.row, tc.col, got, tc.want)
+		}
+	}
+}
+
+// The 95% bound of a clean cell never claims more than its seeds show: it
+// rounds up, and a handful of seeds rule out nothing.
+func TestUpperBound(t *testing.T) {
+	for n, want := range map[int]string{1: "100%", 3: "100%", 8: "38%", 30: "10%", 200: "1.5%", 1000: "0.30%", 20000: "0.02%"} {
+		if got := percent(upperBound95(n)); got != want {
+			t.Errorf("%d clean seeds: <%s, want <%s", n, got, want)
+		}
 	}
 }

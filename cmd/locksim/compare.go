@@ -17,11 +17,14 @@ import (
 	"locksim/variants"
 )
 
-// The quick comparison a bare `locksim` runs: every cell, few seeds, short
-// runs. About 15 s on two cores.
+// The quick comparison a bare `locksim` runs: every variant inside its
+// envelope under all fault classes at once, with enough seeds for a ✓ to
+// mean something (it says what rate 95% confidence rules out), and what
+// breaking each assumption costs; short runs. A few seconds on two cores.
 const (
-	quickSeeds    = 8
-	quickDuration = 5 * time.Minute
+	quickSeeds     = 300
+	quickCostSeeds = 40
+	quickDuration  = 5 * time.Minute
 )
 
 func init() {
@@ -31,9 +34,16 @@ func init() {
 
 // quickCompare is `locksim` without arguments: the README's main job.
 func quickCompare(stdout, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "locksim: quick comparison (%d seeds per cell, %s runs); locksim help lists the other commands.\n",
-		quickSeeds, short(quickDuration))
-	return compareCmd([]string{"-seeds", fmt.Sprint(quickSeeds), "-duration", short(quickDuration)}, stdout, stderr)
+	fmt.Fprintf(stderr, "locksim: quick comparison, every variant inside its envelope under all faults (%d seeds each) "+
+		"and beyond it (%d seeds per assumption), %s runs; locksim compare has a column per fault class, locksim help the other commands.\n",
+		quickSeeds, quickCostSeeds, short(quickDuration))
+	return compareCmd(quickArgs(), stdout, stderr)
+}
+
+// quickArgs are the compare flags of the quick comparison.
+func quickArgs() []string {
+	return []string{"-seeds", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
+		"-duration", short(quickDuration)}
 }
 
 // compareOutputs are where compare writes its reports.
@@ -44,24 +54,29 @@ type compareOutputs struct {
 }
 
 func compareCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("compare", "locksim compare [-seeds N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
-		"Runs every variant against every fault class, the same seeds 1..N in every cell, and prints\n"+
-			"the matrix as Markdown on stdout (progress on stderr). Per cell: seeds with a violation, the\n"+
-			"kinds (M lock level, U resource level, L liveness, A abort), the seed of the first failure,\n"+
-			"the size of its minimised fault plan and the command that replays it. Per variant: grants\n"+
+	f := newFlags("compare", "locksim compare [-seeds N] [-costs N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
+		"Runs every variant against every fault class, the same seeds 1..N in every cell, each drawn\n"+
+			"inside the variant's envelope, and prints the matrix as Markdown on stdout (progress on\n"+
+			"stderr). Per cell: seeds with a bug (a promised property broken inside the envelope), the\n"+
+			"kinds (M lock level, U resource level, L liveness, A abort), the seed of the first bug,\n"+
+			"the size of its minimised fault plan and the command that replays it; a clean cell says\n"+
+			"what failure rate its seeds rule out with 95% confidence. Apart from it, -costs N seeds per\n"+
+			"variant and assumption it makes, drawn to break that assumption alone: what it costs.\n"+
+			"Per variant: grants\n"+
 			"per simulated minute, acquire latency p50/p99, availability, messages per grant, pooled\n"+
 			"over all its runs. The output is deterministic: the same flags give the same bytes, whatever\n"+
 			"-parallel is. -md writes it under a note naming the command that regenerates it.\n"+
 			"-html writes a page with charts, linking each failing cell to porcupine's visualisation of\n"+
 			"its first counterexample (written into -out, or next to the page). Exit 0 once the reports\n"+
 			"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n"+
-			fmt.Sprintf("a quick compare: -seeds %d -duration %s.", quickSeeds, short(quickDuration)),
+			"a quick compare: "+strings.Join(quickArgs(), " ")+".",
 		"locksim compare -seeds 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
 		"locksim compare -seeds 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
 		"locksim compare -seeds 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")
 	cfg := sim.DefaultConfig()
 	explore.RegisterConfigFlags(f.FlagSet, &cfg)
 	seeds := f.Int("seeds", 30, "seeds per cell (seeds 1..N)")
+	costs := f.Int("costs", 30, "seeds per variant and assumption, drawn to break it (0: no cost table)")
 	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
 	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
@@ -74,7 +89,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	opts := explore.CompareOptions{Seeds: *seeds, Config: cfg, Parallel: *parallel, Minimize: *minimize}
+	opts := explore.CompareOptions{Seeds: *seeds, CostSeeds: *costs, Config: cfg, Parallel: *parallel, Minimize: *minimize}
 	if *variantList != "" {
 		for _, name := range splitList(*variantList) {
 			v, err := variants.Lookup(name)

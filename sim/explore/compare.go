@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/exp/stats"
@@ -27,8 +28,12 @@ type CompareOptions struct {
 	Variants []algorithm.Variant // rows, in this order; empty: every registered variant (variants.All order)
 	Classes  []faults.Class      // columns, in this order; empty: faults.Classes
 	Seeds    int                 // seeds per cell, 1..Seeds; 0 is an error
-	Config   sim.Config          // the world every cell runs in
-	Parallel int                 // workers per cell's sweep and for minimising; 0: every core
+	// CostSeeds, when positive, adds the cost table: per variant and each
+	// assumption it makes, seeds 1..CostSeeds drawn to break it alone, every
+	// fault class allowed.
+	CostSeeds int
+	Config    sim.Config // the world every cell runs in
+	Parallel  int        // workers per cell's sweep and for minimising; 0: every core
 	// Minimize shrinks the first counterexample of each failing cell (at
 	// most CompareMinimizeRuns runs) and records its size in the cell.
 	Minimize bool
@@ -62,14 +67,115 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 		return reports.Matrix{}, err
 	}
 	m := reports.Matrix{Seeds: opts.Seeds, Classes: opts.Classes}
+	if opts.CostSeeds > 0 {
+		m.CostSeeds, m.Assumptions = opts.CostSeeds, costColumns(opts.Variants)
+	}
 	for _, v := range opts.Variants {
 		row, err := compareRow(v, opts)
 		if err != nil {
 			return reports.Matrix{}, err
 		}
+		if m.CostSeeds > 0 {
+			if row.Costs, err = compareCosts(v, m.Assumptions, opts); err != nil {
+				return reports.Matrix{}, err
+			}
+		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m, nil
+}
+
+// costColumns are the assumptions some variant makes, in
+// algorithm.EveryAssumption order.
+func costColumns(vs []algorithm.Variant) []string {
+	var out []string
+	for _, n := range algorithm.EveryAssumption {
+		for _, v := range vs {
+			if v.Envelope.Assumes(n) {
+				out = append(out, string(n))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// compareCosts fills one variant's costs: for each column it assumes,
+// seeds 1..CostSeeds drawn to break that assumption alone.
+func compareCosts(v algorithm.Variant, columns []string, opts CompareOptions) ([]reports.Cost, error) {
+	out := make([]reports.Cost, len(columns))
+	for i, name := range columns {
+		n := algorithm.Assumption(name)
+		out[i] = reports.NewCost(name, v.Envelope.Assumes(n))
+		if !out[i].Assumed {
+			continue
+		}
+		t := Target{Variant: v, Config: opts.Config, Classes: []faults.Class{faults.ClassAll}, Beyond: []algorithm.Assumption{n}}
+		c := &out[i]
+		_, err := Sweep(t, SweepOptions{From: 1, Count: opts.CostSeeds, Parallel: opts.Parallel, KeepGoing: true,
+			OnOutcome: func(o Outcome) {
+				broke := slices.ContainsFunc(o.Breaches, func(b Breach) bool { return b.Assumption == n })
+				c.Record(int64(o.Seed), runOf(o), broke)
+				if c.Story == "" && c.FirstSeed == int64(o.Seed) {
+					c.Story = firstStory(o, false)
+				}
+			}})
+		if err != nil {
+			return nil, fmt.Errorf("compare %s beyond %s: %w", v.Name, n, err)
+		}
+		if c.FirstSeed >= 0 {
+			c.Replay = ReplayCommand(t, uint64(c.FirstSeed))
+		}
+	}
+	return out, nil
+}
+
+// firstStory is o's first bug (bug) or first expected violation, with the
+// breach before it, in words.
+func firstStory(o Outcome, bug bool) string {
+	for _, f := range o.Findings {
+		switch {
+		case bug && f.Bug():
+			return fmt.Sprintf("%s at %s: %s", f.Kind, model.Seconds(f.Time), f.Story)
+		case !bug && f.Promised && f.Breach != nil:
+			return fmt.Sprintf("%s at %s: %s, after %s", f.Kind, model.Seconds(f.Time), f.Story, f.Breach)
+		}
+	}
+	return ""
+}
+
+// runOf is an outcome as a matrix counts it.
+func runOf(o Outcome) reports.Run {
+	r := reports.Run{Outside: !o.Inside()}
+	for _, f := range o.Findings {
+		switch {
+		case f.Bug():
+			r.Bugs = append(r.Bugs, f.Kind)
+		case f.Promised:
+			r.Expected = append(r.Expected, f.Kind)
+		default:
+			r.Unpromised = true
+		}
+	}
+	return r
+}
+
+// excludedText says which assumptions leave a class no fault, in words.
+func excludedText(t Target, class faults.Class) string {
+	var words []string
+	for _, b := range t.Bounds().Excludes(class) {
+		switch b {
+		case faults.BreakClockJumps:
+			words = append(words, "clock jumps")
+		case faults.BreakDurableNodes:
+			words = append(words, "data loss")
+		case faults.BreakFixedTopology:
+			words = append(words, "topology changes")
+		default:
+			words = append(words, string(b))
+		}
+	}
+	return strings.Join(words, ", ")
 }
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
@@ -82,6 +188,8 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	switch {
 	case o.Seeds < 1:
 		return o, fmt.Errorf("compare: %d seeds per cell; want at least 1", o.Seeds)
+	case o.CostSeeds < 0:
+		return o, fmt.Errorf("compare: %d seeds per cost is negative", o.CostSeeds)
 	case o.Parallel < 0:
 		return o, fmt.Errorf("compare: parallel %d is negative", o.Parallel)
 	}
@@ -96,7 +204,7 @@ func (o CompareOptions) withDefaults() (CompareOptions, error) {
 
 // compareRow fills one variant's row: its cells, then its metrics.
 func compareRow(v algorithm.Variant, opts CompareOptions) (reports.Row, error) {
-	row := reports.Row{Variant: v.Name, Summary: v.Summary, Assumptions: v.Envelope.String()}
+	row := reports.Row{Variant: v.Name, Summary: v.Summary, Envelope: v.Envelope.String()}
 	var pool metricsPool
 	results := make([]CellResult, len(opts.Classes))
 	var err error
@@ -124,12 +232,16 @@ func compareRow(v algorithm.Variant, opts CompareOptions) (reports.Row, error) {
 func sweepCell(v algorithm.Variant, class faults.Class, opts CompareOptions, pool *metricsPool) (CellResult, error) {
 	t := Target{Variant: v, Config: opts.Config, Classes: []faults.Class{class}}
 	res := CellResult{Variant: v.Name, Target: t, Cell: reports.NewCell(class)}
+	res.Cell.Excluded = excludedText(t, class)
 	run := DefaultOptions()
 	run.Keep = true // the metrics pool reads every grant's latency
 	_, err := Sweep(t, SweepOptions{From: 1, Count: opts.Seeds, Parallel: opts.Parallel, KeepGoing: true, Run: run,
 		OnOutcome: func(o Outcome) {
 			pool.add(o)
-			res.Cell.Record(int64(o.Seed), o.Verdict)
+			res.Cell.Record(int64(o.Seed), runOf(o))
+			if res.Cell.Story == "" && res.Cell.FirstSeed == int64(o.Seed) {
+				res.Cell.Story = firstStory(o, true)
+			}
 			if o.Failed() && res.First == nil {
 				first := o
 				res.First = &first
@@ -162,7 +274,7 @@ func minimizeCells(results []CellResult, parallel int) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r := &results[i]
-			min, err := Minimize(r.Target, r.First.Seed, r.First.Plan, minimizeKind(r.First.Verdict), CompareMinimizeRuns)
+			min, err := Minimize(r.Target, r.First.Seed, r.First.Plan, minimizeKind(*r.First), CompareMinimizeRuns)
 			if err != nil {
 				errs[i] = fmt.Errorf("compare %s × %s: %w", r.Variant, r.Cell.Class, err)
 				return
@@ -180,15 +292,21 @@ func minimizeCells(results []CellResult, parallel int) error {
 	return nil
 }
 
-// minimizeKind is the violation a minimisation keeps: the first safety
-// violation if there is one (that is the bug worth showing), else the first.
-func minimizeKind(v model.Verdict) model.ViolationKind {
-	for _, x := range v.Violations {
-		if x.Kind.IsSafety() {
-			return x.Kind
+// minimizeKind is the violation a minimisation keeps: the first bug of a
+// safety property if there is one (that is the bug worth showing), else the
+// first bug, else (a strict failure) the first violation.
+func minimizeKind(o Outcome) model.ViolationKind {
+	for _, f := range o.Findings {
+		if f.Bug() && f.Kind.IsSafety() {
+			return f.Kind
 		}
 	}
-	return v.Violations[0].Kind
+	for _, f := range o.Findings {
+		if f.Bug() {
+			return f.Kind
+		}
+	}
+	return o.Verdict.Violations[0].Kind
 }
 
 // metricsPool gathers a variant's runs, in seed and class order, so the
