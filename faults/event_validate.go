@@ -60,6 +60,9 @@ func (e Event) validate(field string, s Shape, clients int) error {
 		if len(e.Nodes) == 0 {
 			return bad(field+".nodes", "must name at least one node")
 		}
+		if e.Point != "" && e.Point != WhileHeld {
+			return bad(field+".point", "%q is not a point a topology change can wait for (valid: %s)", e.Point, WhileHeld)
+		}
 		return checkSet(field+".nodes", e.Nodes, s.Nodes, "nodes")
 	}
 	return bad(field+".kind", "%q unknown (valid: %s, %s, %s, %s, %s, %s)",
@@ -103,7 +106,7 @@ func usedFields(k Kind) []string {
 	case Pause:
 		return []string{"client", "for", "point"}
 	case Topology:
-		return []string{"nodes"}
+		return []string{"nodes", "point"}
 	}
 	return []string{"node", "client", "target", "index", "nodes", "hosts", "for", "delta", "wipe", "one_way", "point"}
 }

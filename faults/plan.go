@@ -112,6 +112,10 @@ const (
 	// the first writes may already be made), which slows an acquire past
 	// its lock's margins.
 	InAcquire Point = "in-acquire"
+	// WhileHeld is where a topology change may wait to strike: while some
+	// client holds the lock (at At if one does, else just after the next
+	// grant), where moving the key's items away hurts.
+	WhileHeld Point = "while-held"
 )
 
 // Kind is a timed fault's kind.
@@ -123,7 +127,7 @@ const (
 	Clog      Kind = "clog"      // messages to and from Node are held back until For has passed
 	ClockJump Kind = "jump"      // process (Target, Index) clock jumps by Delta (negative: backwards)
 	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause); Point in-acquire: before one of its server calls inside Acquire, at or after At
-	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order)
+	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order); Point while-held: at the first grant at or after At, if no lock is held then
 )
 
 // Event is one timed fault. Fields beyond At and Kind are used per kind as

@@ -57,6 +57,9 @@ func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *ra
 				all[i] = i
 			}
 			e.Nodes = rapid.Permutation(all).Draw(t, "nodes")[:s.Replication]
+			if rapid.Bool().Draw(t, "while_held") {
+				e.Point = WhileHeld
+			}
 		}
 		return e
 	})

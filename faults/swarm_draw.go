@@ -42,8 +42,13 @@ func (g swarm) event(f feature, clients int) Event {
 			}
 		}
 	case featTopology:
+		// Half of them wait until a lock is held: where moving the key's
+		// items away is felt.
 		e.Kind = Topology
 		e.Nodes = g.rng.Perm(g.s.Nodes)[:g.s.Replication]
+		if g.rng.IntN(2) == 0 {
+			e.Point = WhileHeld
+		}
 	}
 	return e
 }

@@ -148,8 +148,9 @@ func TestPausePointValidation(t *testing.T) {
 		t.Fatalf("an in-acquire pause: %v", err)
 	}
 	for name, e := range map[string]Event{
-		"another point":      {At: time.Second, Kind: Pause, Client: 0, For: time.Second, Point: AfterGrant},
-		"a point on a crash": {At: time.Second, Kind: Crash, Node: 0, For: time.Second, Point: InAcquire},
+		"another point":             {At: time.Second, Kind: Pause, Client: 0, For: time.Second, Point: AfterGrant},
+		"a pause's point on a move": {At: time.Second, Kind: Topology, Nodes: []int{1}, Point: InAcquire},
+		"a point on a crash":        {At: time.Second, Kind: Crash, Node: 0, For: time.Second, Point: InAcquire},
 	} {
 		err := Plan{Events: []Event{e}}.Validate(s)
 		if err == nil || !strings.Contains(err.Error(), "events[0].point") {

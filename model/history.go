@@ -111,6 +111,14 @@ type History struct {
 	// Restarts are the nodes that came back up, in time order: when, and
 	// whether they had lost their data while down.
 	Restarts []Restart `json:"restarts,omitempty"`
+	// Moves are the key's topology changes, when they happened.
+	Moves []Move `json:"moves,omitempty"`
+}
+
+// Move is the key's topology becoming Nodes.
+type Move struct {
+	Time  int64 `json:"t"`
+	Nodes []int `json:"nodes"`
 }
 
 // Restart is a node coming back up after its last open crash window.

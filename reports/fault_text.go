@@ -38,6 +38,9 @@ func faultStart(h model.History, e faults.Event) string {
 		}
 		return fmt.Sprintf("pause %s for %s", clientName(h, e.Client), formatDuration(e.For))
 	case faults.Topology:
+		if e.Point == faults.WhileHeld {
+			return "topology → " + nodeList(e.Nodes) + " once a lock is held"
+		}
 		return "topology → " + nodeList(e.Nodes)
 	}
 	return fmt.Sprintf("%s (unknown fault kind)", e.Kind)

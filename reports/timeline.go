@@ -115,6 +115,13 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 		lines = append(lines, timelineLine{time: p.Time, rank: rankEvent, order: -len(h.Pauses) + i,
 			who: clientName(h, p.Client), text: fmt.Sprintf("pauses %s at %s", formatDuration(time.Duration(p.For)), p.Point)})
 	}
+	// The topology changes that waited for a grant, when they struck.
+	for i, mv := range h.Moves {
+		if mv.Time > 0 && !plannedMoveAt(plan, mv.Time) {
+			lines = append(lines, timelineLine{time: mv.Time, rank: rankEvent, order: len(h.Events) + i,
+				who: faultMarker, text: "topology → " + nodeList(mv.Nodes)})
+		}
+	}
 	for i, x := range v.Violations {
 		lines = append(lines, timelineLine{time: x.Time, rank: rankViolation, order: i,
 			who: violationMarker, text: violationText(h, x)})
@@ -123,6 +130,17 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.order, b.order))
 	})
 	return lines
+}
+
+// plannedMoveAt reports whether the plan moves the key at t itself (a
+// change that did not wait: its line is the plan's).
+func plannedMoveAt(plan faults.Plan, t int64) bool {
+	for _, e := range plan.Events {
+		if e.Kind == faults.Topology && e.Point == "" && int64(e.At) == t {
+			return true
+		}
+	}
+	return false
 }
 
 // eventText says what a history event means, or "" for events not worth a

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"locksim/faults"
 	"locksim/model"
@@ -99,12 +100,41 @@ func (w *world) startFault(i int) {
 		w.note("!! pause %s for %s", p.name, fmtTime(int64(e.For)))
 		p.pause(w.now + int64(e.For))
 	case faults.Topology:
-		w.topology = append([]int(nil), e.Nodes...)
-		w.topoGen++
-		w.note("!! topology of the key becomes %v", e.Nodes)
+		if e.Point == faults.WhileHeld && !w.someoneHolds() {
+			w.note("!! topology of the key to become %v at the next grant", e.Nodes)
+			w.pendingMoves = append(w.pendingMoves, i)
+			return
+		}
+		w.moveKey(e.Nodes)
 	default:
 		panic(fmt.Sprintf("sim: unknown fault kind %q passed validation", e.Kind))
 	}
+}
+
+// moveKey makes nodes the key's topology, now.
+func (w *world) moveKey(nodes []int) {
+	w.topology = append([]int(nil), nodes...)
+	w.topoGen++
+	w.note("!! topology of the key becomes %v", nodes)
+	w.hist.Moves = append(w.hist.Moves, model.Move{Time: w.now, Nodes: slices.Clone(nodes)})
+}
+
+// someoneHolds reports whether a client believes it holds the lock.
+func (w *world) someoneHolds() bool {
+	for _, p := range w.clients {
+		if p.holding && !p.beliefEnded {
+			return true
+		}
+	}
+	return false
+}
+
+// movePending applies the topology changes that waited for a grant.
+func (w *world) movePending() {
+	for _, i := range w.pendingMoves {
+		w.moveKey(w.plan.Events[i].Nodes)
+	}
+	w.pendingMoves = w.pendingMoves[:0]
 }
 
 func (w *world) endFault(i int) {

@@ -164,6 +164,19 @@ func TestEachFaultKindChangesTheRun(t *testing.T) {
 			}
 			t.Error("the paused acquire never returned")
 		}},
+		{"topology while held", faults.Event{At: at, Kind: faults.Topology, Nodes: []int{2, 3, 4}, Point: faults.WhileHeld}, "!! topology of the key becomes [2 3 4]", func(t *testing.T, r Result) {
+			if len(r.History.Moves) != 1 {
+				t.Fatalf("moves %+v, want one", r.History.Moves)
+			}
+			mv := r.History.Moves[0]
+			held := false // at At if a lock was held then, else at the next grant
+			for _, h := range model.Holds(r.History) {
+				held = held || (h.StartTime <= mv.Time && mv.Time < h.EndTime)
+			}
+			if mv.Time < int64(at) || !held {
+				t.Errorf("the key moved at %s, not while a lock was held at or after %s", fmtTime(mv.Time), fmtTime(int64(at)))
+			}
+		}},
 		{"topology", faults.Event{At: at, Kind: faults.Topology, Nodes: []int{2, 3, 4}}, "!! topology", func(t *testing.T, r Result) {
 			if l := append(linesIn(r, "n0 applies", at+time.Second, time.Hour), linesIn(r, "n1 applies", at+time.Second, time.Hour)...); len(l) > 0 {
 				t.Errorf("nodes that left the topology still serve the key: %v", l[0])
@@ -313,5 +326,21 @@ func TestPauseInAcquireHealsWhenItEnds(t *testing.T) {
 	p := r.History.Pauses[0]
 	if want := p.Time + p.For; p.Time <= int64(at) || r.History.Healed != want {
 		t.Fatalf("pause from %s: healed at %s, want %s", fmtTime(p.Time), fmtTime(r.History.Healed), fmtTime(want))
+	}
+}
+
+// A topology change that waits for a lock to be held, at an instant no
+// lock is, strikes at the next grant.
+func TestTopologyWhileHeldWaitsForAGrant(t *testing.T) {
+	r := faultRun(t, faults.Plan{Events: []faults.Event{{At: 0, Kind: faults.Topology, Nodes: []int{2, 3, 4}, Point: faults.WhileHeld}}})
+	var first int64 = -1
+	for _, e := range r.History.Events {
+		if e.Kind == model.AcquireReturn && e.Granted {
+			first = e.Time
+			break
+		}
+	}
+	if len(r.History.Moves) != 1 || first <= 0 || r.History.Moves[0].Time != first {
+		t.Fatalf("moves %+v, first grant at %d: want the key moved at the first grant", r.History.Moves, first)
 	}
 }

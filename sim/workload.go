@@ -36,6 +36,9 @@ func (p *process) acquire() algorithm.Grant {
 		}
 	}
 	p.w.record(p, ev)
+	if g.Granted && len(p.w.pendingMoves) > 0 {
+		p.w.movePending() // a topology change that waited for a lock to be held
+	}
 	if g.Granted && ev.ValidUntil != 0 && ev.ValidUntil <= p.w.now {
 		p.endBelief("expired") // granted with no validity left at all
 	}

@@ -23,6 +23,8 @@ type world struct {
 	clients  []*process
 	topology []int // node indexes holding the key, in DHT order
 	topoGen  int   // bumped on every topology change
+	// pendingMoves are plan events (topology, while-held) waiting for a grant.
+	pendingMoves []int
 
 	msgs     []message
 	freeMsgs []int32

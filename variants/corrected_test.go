@@ -109,3 +109,59 @@ func TestReleaseRetriesALostDelete(t *testing.T) {
 		})
 	}
 }
+
+// A retry writes under a new identity: a delayed duplicate of the failed
+// attempt's clear, landing after the retry's write, must not delete the
+// retry's item. Here the first attempt takes n1 only (n2 and n3 hold
+// another's items) and clears it; n2 frees up; the duplicate of the clear
+// of n1 arrives just after the retry writes n1 again. With one identity
+// for both attempts the grant held n2 alone, and another client could take
+// n1 and n3.
+func TestRetryOutlivesADuplicateOfTheFailedAttemptsClear(t *testing.T) {
+	for _, name := range []string{"corrected", "fenced", "redlock"} {
+		t.Run(name, func(t *testing.T) {
+			w := algotest.NewWorld(3)
+			w.CallCost = time.Millisecond
+			w.Nodes[1].SetIfAbsentTTL("k_lock", "other", time.Hour)
+			w.Nodes[2].SetIfAbsentTTL("k_lock", "other", time.Hour)
+			var first string // the owner the first attempt wrote under
+			setsOnN1, replayed, inHook := 0, false, false
+			w.BeforeCall = func(n *algotest.Node, what string) {
+				if inHook {
+					return
+				}
+				f := strings.Fields(what)
+				switch {
+				case f[0] == "setnx" && n.Name() == "n1":
+					setsOnN1++
+					if setsOnN1 == 1 {
+						first = f[2]
+					}
+				case f[0] == "cad" && n.Name() == "n3" && setsOnN1 == 1:
+					inHook = true
+					w.Nodes[1].CompareAndDelete("k_lock", "other") // n2 frees up
+					inHook = false
+				case setsOnN1 == 2 && !replayed:
+					// The first call after the retry wrote n1: the
+					// duplicate of the first attempt's clear of n1 lands.
+					inHook, replayed = true, true
+					_ = w.Nodes[0].CompareAndDelete("k_lock", first)
+					inHook = false
+				}
+			}
+			g := mustLookup(t, name).New().Acquire(w.NewEnv("h1", "h1/t0", 1), "k")
+			if !g.Granted || !replayed {
+				t.Fatalf("want a grant on the retry with the duplicate replayed, got %+v (replayed %v)", g, replayed)
+			}
+			held := 0
+			for _, n := range w.Nodes {
+				if it, ok := n.Item("k_lock"); ok && it.Owner == g.Owner {
+					held++
+				}
+			}
+			if held < 2 {
+				t.Fatalf("the grant holds %d of 3 nodes after the stale clear: a second client can take a majority", held)
+			}
+		})
+	}
+}

@@ -72,7 +72,7 @@ func (p *progress) drawBar(now time.Time) {
 }
 
 func (p *progress) status(now time.Time) string {
-	return fmt.Sprintf("%d/%d seeds, %.0f seeds/s, %d violations", p.done, p.total, p.rate(now), p.failures)
+	return fmt.Sprintf("%d/%d seeds, %.0f seeds/s, %d failing", p.done, p.total, p.rate(now), p.failures)
 }
 
 // rate is seeds per wall-clock second so far.

@@ -40,7 +40,7 @@ func TestProgressPlainLines(t *testing.T) {
 	}
 	p.last = time.Now().Add(-lineInterval)
 	p.seen(false)
-	if got := b.String(); !strings.HasPrefix(got, "sweep: 2/10 seeds, ") || !strings.HasSuffix(got, ", 1 violations\n") || strings.Contains(got, "\r") {
+	if got := b.String(); !strings.HasPrefix(got, "sweep: 2/10 seeds, ") || !strings.HasSuffix(got, ", 1 failing\n") || strings.Contains(got, "\r") {
 		t.Fatalf("plain line %q", got)
 	}
 }

@@ -76,7 +76,7 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan,
 	case algorithm.UseWithinValidity:
 		return lateUseBreach(plan, h)
 	case algorithm.FixedTopology:
-		return topologyBreach(plan, h)
+		return topologyBreach(h)
 	case algorithm.DurableNodes:
 		return wipeBreach(plan, h.End)
 	case algorithm.RestartQuarantine:
@@ -346,16 +346,11 @@ func clientName(h model.History, c int) string {
 	return fmt.Sprintf("client %d", c)
 }
 
-// topologyBreach: the first topology change between the call of an acquire
-// that was granted and the end of its hold.
-func topologyBreach(plan faults.Plan, h model.History) (Breach, bool) {
-	var changes []int
-	for i, e := range plan.Events {
-		if e.Kind == faults.Topology && e.At.Nanoseconds() < h.End {
-			changes = append(changes, i)
-		}
-	}
-	if len(changes) == 0 {
+// topologyBreach: the first topology change (as it happened: a change
+// may wait for a grant) between the call of an acquire that was granted
+// and the end of its hold.
+func topologyBreach(h model.History) (Breach, bool) {
+	if len(h.Moves) == 0 {
 		return Breach{}, false
 	}
 	holds := model.Holds(h)
@@ -363,14 +358,14 @@ func topologyBreach(plan faults.Plan, h model.History) (Breach, bool) {
 	for _, hd := range holds {
 		endOf[hd.StartSeq] = hd
 	}
-	for _, i := range changes {
-		at := plan.Events[i].At.Nanoseconds()
-		for _, a := range model.Attempts(h) {
+	attempts := model.Attempts(h)
+	for _, mv := range h.Moves {
+		for _, a := range attempts {
 			hd, granted := endOf[a.ReturnSeq]
-			if a.Outcome != model.Granted || !granted || at < a.CallTime || at >= hd.EndTime {
+			if a.Outcome != model.Granted || !granted || mv.Time < a.CallTime || mv.Time >= hd.EndTime {
 				continue
 			}
-			return Breach{Time: at, By: fmt.Sprintf("events[%d] (the key moves to nodes %v)", i, plan.Events[i].Nodes),
+			return Breach{Time: mv.Time, By: fmt.Sprintf("a topology change (the key moves to nodes %v at %s)", mv.Nodes, model.Seconds(mv.Time)),
 				Detail: fmt.Sprintf("%s's lock, asked for at %s, was held until %s", clientName(h, a.Client),
 					model.Seconds(a.CallTime), model.Seconds(hd.EndTime))}, true
 		}

@@ -121,18 +121,19 @@ func TestTopologyQuarantineAndLossBreaches(t *testing.T) {
 	call := model.Event{Time: 10 * sec, Client: 0, Kind: model.AcquireCall}
 	grant := model.Event{Time: 11 * sec, Client: 0, Kind: model.AcquireReturn, Granted: true}
 	end := model.Event{Time: 20 * sec, Client: 0, Kind: model.BeliefEnd, Reason: "release"}
-	h := hist(100*sec, call, grant, end)
-	move := func(at time.Duration) faults.Plan {
-		return faults.Plan{Events: []faults.Event{{At: at, Kind: faults.Topology, Nodes: []int{2, 3, 4}}}}
+	moved := func(at time.Duration) model.History {
+		h := hist(100*sec, call, grant, end)
+		h.Moves = []model.Move{{Time: int64(at), Nodes: []int{2, 3, 4}}}
+		return h
 	}
 	fixed := algorithm.Assumptions{FixedTopologyWhileHeld: true}
-	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(15*time.Second), h); !ok || b.Time != 15*sec {
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, faults.Plan{}, moved(15*time.Second)); !ok || b.Time != 15*sec {
 		t.Errorf("a move while held: %v, %v", b, ok)
 	}
-	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(10500*time.Millisecond), h); !ok {
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, faults.Plan{}, moved(10500*time.Millisecond)); !ok {
 		t.Errorf("a move during the acquire that was granted: %v, %v", b, ok)
 	}
-	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, move(30*time.Second), h); ok {
+	if b, ok := breachOfOne(t, algorithm.FixedTopology, fixed, faults.Plan{}, moved(30*time.Second)); ok {
 		t.Errorf("a move while free: breach %v", b)
 	}
 
