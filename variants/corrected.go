@@ -6,7 +6,8 @@ import "locksim/algorithm"
 // protected resource:
 //
 //   - a strict majority of the topology (fix-quorum);
-//   - a unique owner per acquisition (fix-identity);
+//   - a unique owner per acquisition (fix-identity), and a new one for each
+//     retry within it;
 //   - a validity deadline, TTL - elapsed - drift margin (fix-validity);
 //   - node-side TTLs, SetIfAbsentTTL and CompareAndDelete (fix-clock);
 //   - a failed attempt clears its own items, lost replies included (fix-partial);
@@ -14,7 +15,8 @@ import "locksim/algorithm"
 //   - it writes every server before deciding, instead of giving up on the
 //     first KeyAlreadyExists, and retries a failed attempt up to three times
 //     after a randomised backoff, instead of scavenging;
-//   - it retries a release that times out, up to three times per server.
+//   - it retries a release that times out, up to three times per server, and
+//     a failed attempt clears what every attempt of the acquire wrote.
 //
 // It is safe only inside its envelope (leaseEnvelope): clock rates differ
 // by at most the drift margin and no clock steps, a client never pauses (or
@@ -24,7 +26,8 @@ import "locksim/algorithm"
 // Without fencing, a long enough pause between the validity check and the
 // resource write still breaks it: the lock expires, another client takes
 // it, and the paused client's write lands anyway. Only the resource can
-// refuse that write (see fenced).
+// refuse that write (see fenced). Inside the envelope, 100,000 seeds of
+// every fault class show no bug (TestNoBugInsideTheEnvelope, -long).
 func init() {
 	registerDHT(algorithm.Variant{
 		Name:     "corrected",

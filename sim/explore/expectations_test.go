@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"flag"
 	"slices"
 	"strings"
 	"testing"
@@ -255,5 +256,36 @@ func TestEveryAssumptionIsBreakableAndDescribed(t *testing.T) {
 				t.Errorf("%s: assumption %s is not in its prose %q", v.Name, n, v.Envelope)
 			}
 		}
+	}
+}
+
+var insideSeeds = flag.Int("inside.seeds", 100_000, "with -long: seeds TestNoBugInsideTheEnvelope sweeps per variant")
+
+// With -long, every variant without known bugs sweeps insideSeeds seeds
+// (every fault class, the default world, ten-minute runs) inside its
+// envelope, and shows no bug: the figure VARIANTS.md and the variants'
+// docs quote.
+//
+//	go test ./sim/explore -run TestNoBugInsideTheEnvelope -long -timeout 90m -v
+func TestNoBugInsideTheEnvelope(t *testing.T) {
+	if !*long {
+		t.Skipf("sweeps %d seeds per variant; run with -long", *insideSeeds)
+	}
+	for _, v := range variants.All() {
+		if _, buggy := knownBugs[v.Name]; buggy {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassAll}}
+			res, err := Sweep(tg, SweepOptions{From: 1, Count: *insideSeeds, KeepGoing: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Failures {
+				t.Errorf("seed %d: %s: %s\n  replay: %s", f.Seed, f.Findings[0].Kind, f.Findings[0].Story, ReplayCommand(tg, f.Seed))
+			}
+			t.Logf("%s: %d seeds, %d bugs, %d inside the envelope, %d broke only what it does not promise",
+				v.Name, res.Runs, res.Failed, res.Inside, res.Unpromised)
+		})
 	}
 }
