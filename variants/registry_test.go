@@ -8,10 +8,12 @@ import (
 	"locksim/algorithm"
 )
 
+// The ranked variants come first, in rank order; a reviewer's new file
+// adds one after them, and changes nothing here.
 func TestAllIsInDocumentedOrder(t *testing.T) {
 	got := Names()
-	if !slices.Equal(got, rank) {
-		t.Fatalf("Names() = %v, want %v", got, rank)
+	if len(got) < len(rank) || !slices.Equal(got[:len(rank)], rank) {
+		t.Fatalf("Names() = %v, want %v first", got, rank)
 	}
 }
 
