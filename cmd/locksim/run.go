@@ -31,7 +31,7 @@ type runJSON struct {
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("run", "locksim run [-variant NAME] [-seed N] [-faults CLASS,...] [scenario flags]",
+	f := newFlags("run", "locksim run [-variant NAME] [-seed N] [-faults CLASS,...] [-beyond ASSUMPTION,...|all] [-strict] [scenario flags]",
 		"Runs one scenario, a pure function of (variant, config, seed, fault plan): the seed draws\n"+
 			"the plan from the fault classes (all of them unless -faults says otherwise), inside the\n"+
 			"variant's envelope unless -beyond breaks some of its assumptions on purpose. Prints the\n"+
