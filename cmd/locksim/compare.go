@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
 	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
+	worldNone := f.Bool("fixed-world", false, "no cell draws its world: every seed runs in the config the flags give (default: each seed draws the fields its class's bugs live in, less those a scenario flag pins)")
 	minimize := f.Bool("minimize", true, fmt.Sprintf("minimise each failing cell's first counterexample (at most %d runs)", explore.CompareMinimizeRuns))
 	var out compareOutputs
 	f.StringVar(&out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
@@ -90,6 +92,11 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	opts := explore.CompareOptions{Seeds: *seeds, CostSeeds: *costs, Config: cfg, Parallel: *parallel, Minimize: *minimize}
+	for _, w := range explore.EveryWorldField {
+		if *worldNone || slices.ContainsFunc(w.FlagsOf(), f.set) {
+			opts.Pin = append(opts.Pin, w)
+		}
+	}
 	if *variantList != "" {
 		for _, name := range splitList(*variantList) {
 			v, err := variants.Lookup(name)

@@ -100,7 +100,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	r := m.result
 	describeTarget(head, explore.Target{Variant: algorithm.Variant{Name: r.Target.Variant}, Classes: r.Target.Classes,
-		Beyond: r.Target.Beyond, Config: r.Target.Config})
+		Beyond: r.Target.Beyond, Config: r.Target.Config, World: r.Target.World})
 	fmt.Fprintf(head, "seeds:   %s, %s\n", describeSeeds(explore.SweepOptions{From: r.Seeds.From, Count: r.Seeds.Count}), m.describeShards())
 	if *asJSON {
 		if err := writeJSON(stdout, r); err != nil {

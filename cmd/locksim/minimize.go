@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"locksim/model"
 	"locksim/sim/explore"
@@ -96,17 +97,27 @@ func kindToKeep(r explore.Repro, name string) (model.ViolationKind, error) {
 func printMinimized(w io.Writer, before explore.Target, res explore.MinimizeResult) {
 	fmt.Fprintf(w, "minimised in %d runs: plan size %d → %d", res.Runs, res.SizeBefore, res.SizeAfter)
 	b, a := before.Config, res.Target.Config
-	if a.Duration != b.Duration {
-		fmt.Fprintf(w, ", duration %s → %s", short(b.Duration), short(a.Duration))
+	num := func(name string, x, y int) {
+		if x != y {
+			fmt.Fprintf(w, ", %s %d → %d", name, x, y)
+		}
 	}
-	if a.Hosts != b.Hosts {
-		fmt.Fprintf(w, ", hosts %d → %d", b.Hosts, a.Hosts)
+	dur := func(name string, x, y time.Duration) {
+		if x != y {
+			fmt.Fprintf(w, ", %s %s → %s", name, short(x), short(y))
+		}
 	}
-	if a.ThreadsPerHost != b.ThreadsPerHost {
-		fmt.Fprintf(w, ", threads %d → %d", b.ThreadsPerHost, a.ThreadsPerHost)
-	}
-	if a.Nodes != b.Nodes {
-		fmt.Fprintf(w, ", nodes %d → %d", b.Nodes, a.Nodes)
+	dur("duration", b.Duration, a.Duration)
+	num("hosts", b.Hosts, a.Hosts)
+	num("threads", b.ThreadsPerHost, a.ThreadsPerHost)
+	num("nodes", b.Nodes, a.Nodes)
+	num("replication", b.Replication, a.Replication)
+	dur("ttl", b.TTL, a.TTL)
+	dur("hold-max", b.HoldMax, a.HoldMax)
+	dur("think-max", b.ThinkMax, a.ThinkMax)
+	dur("latency-tail", b.LatencyTail, a.LatencyTail)
+	if b.RestartingVersions != a.RestartingVersions {
+		fmt.Fprintf(w, ", restarting versions → %v", a.RestartingVersions)
 	}
 	fmt.Fprintln(w)
 }

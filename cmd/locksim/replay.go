@@ -61,6 +61,13 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	describeTarget(stdout, rp.target)
 	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
+	if rp.repro != nil {
+		if len(rp.repro.World) > 0 {
+			fmt.Fprintf(stdout, "world:   %s (the seed drew these; the file keeps them)\n", explore.DescribeWorld(rp.repro.Config, rp.repro.World))
+		}
+	} else {
+		printSeedWorld(stdout, rp.target, rp.seed)
+	}
 
 	o, err := rp.run()
 	if err != nil {

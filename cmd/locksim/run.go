@@ -13,14 +13,16 @@ import (
 
 // runJSON is what run -json prints.
 type runJSON struct {
-	Variant   string                 `json:"variant"`
-	Seed      uint64                 `json:"seed"`
-	Classes   []faults.Class         `json:"classes"`
-	Beyond    []algorithm.Assumption `json:"beyond,omitempty"`
-	Config    sim.Config             `json:"config"`
-	Plan      faults.Plan            `json:"plan"`
-	TraceHash string                 `json:"trace_hash"`
-	Verdict   model.Verdict          `json:"verdict"`
+	Variant string                 `json:"variant"`
+	Seed    uint64                 `json:"seed"`
+	Classes []faults.Class         `json:"classes"`
+	Beyond  []algorithm.Assumption `json:"beyond,omitempty"`
+	Config  sim.Config             `json:"config"` // the world the seed ran in
+	// World lists the fields of Config the seed drew.
+	World     []explore.WorldField `json:"world,omitempty"`
+	Plan      faults.Plan          `json:"plan"`
+	TraceHash string               `json:"trace_hash"`
+	Verdict   model.Verdict        `json:"verdict"`
 	// Findings judge the verdict's violations against the envelope;
 	// Breaches are the assumptions the run broke.
 	Findings []explore.Finding `json:"findings"`
@@ -64,6 +66,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	describeTarget(head, t)
 	fmt.Fprintf(head, "seed:    %d\n", *seed)
+	printSeedWorld(head, t, *seed)
 
 	opt := sc.runOptions()
 	opt.Keep = true
@@ -79,7 +82,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Beyond: t.Beyond,
-			Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+			Config: o.Config, World: t.World, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 			Findings: orEmpty(o.Findings), Breaches: orEmpty(o.Breaches), Failed: o.Failed(), Replay: replay, Repro: path})
 	} else {
 		err = printRun(stdout, o, t.Variant.Name, *trace, replay, path)
@@ -107,4 +110,11 @@ func printRun(w io.Writer, o explore.Outcome, variant string, full bool, replay,
 		fmt.Fprintf(w, "replay:  %s\n", replay)
 	}
 	return nil
+}
+
+// printSeedWorld is the world seed draws, when the target draws one.
+func printSeedWorld(w io.Writer, t explore.Target, seed uint64) {
+	if len(t.World) > 0 {
+		fmt.Fprintf(w, "world:   %s (drawn by the seed)\n", explore.DescribeWorld(t.At(seed).Config, t.World))
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ type scenarioFlags struct {
 	classes    string
 	beyond     string
 	strict     bool
+	world      string
 	configFile string
 	config     sim.Config // written by the scenario flags
 }
@@ -37,7 +39,8 @@ func (s *scenarioFlags) register(f *cmdFlags) {
 	f.StringVar(&s.classes, "faults", "all", "fault classes a seed may draw, comma-separated, from: "+classList()+" (none: a fault-free world)")
 	f.StringVar(&s.beyond, "beyond", "", "assumptions of the variant's envelope a seed breaks on purpose, comma-separated, or all (default: draw only worlds inside the envelope; see locksim variants -v)")
 	f.BoolVar(&s.strict, "strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
-	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); flags given explicitly override it")
+	f.StringVar(&s.world, "world", "", "fields of the world each seed draws, comma-separated, from: "+worldFieldList()+"; or all, or none (default: those the fault classes' bugs live in, all of them with -faults all, less any a scenario flag or the -config file pins)")
+	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
 }
 
@@ -55,7 +58,11 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	if err != nil {
 		return explore.Target{}, err
 	}
-	cfg, err := s.effectiveConfig(f)
+	cfg, fromFile, err := s.effectiveConfig(f)
+	if err != nil {
+		return explore.Target{}, err
+	}
+	world, err := s.worldFields(f, classes, fromFile)
 	if err != nil {
 		return explore.Target{}, err
 	}
@@ -63,7 +70,7 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	if err != nil {
 		return explore.Target{}, err
 	}
-	t := explore.Target{Variant: v, Config: cfg, Classes: classes}
+	t := explore.Target{Variant: v, Config: cfg, Classes: classes, World: world}
 	if t.Beyond, err = parseBeyond(s.beyond, t); err != nil {
 		return explore.Target{}, err
 	}
@@ -98,15 +105,56 @@ func parseBeyond(s string, t explore.Target) ([]algorithm.Assumption, error) {
 	return out, nil
 }
 
-// effectiveConfig is the -config file (if any) with the scenario flags that
-// were given explicitly applied on top.
-func (s *scenarioFlags) effectiveConfig(f *cmdFlags) (sim.Config, error) {
-	if s.configFile == "" {
-		return s.config, nil
+// worldFields is what each seed draws of its world: -world if given (none
+// of it pinned by a flag), else the classes' default less the fields a
+// scenario flag or the -config file (fields named) pins.
+func (s *scenarioFlags) worldFields(f *cmdFlags, classes []faults.Class, fromFile []explore.WorldField) ([]explore.WorldField, error) {
+	pinnedBy := func(w explore.WorldField) string {
+		for _, name := range w.FlagsOf() {
+			if f.set(name) {
+				return name
+			}
+		}
+		return ""
 	}
-	cfg, err := readConfig(s.configFile)
+	if f.set("world") {
+		world, err := explore.ParseWorld(s.world)
+		if err != nil {
+			return nil, fmt.Errorf("-world: %v", err)
+		}
+		for _, w := range world {
+			if name := pinnedBy(w); name != "" {
+				return nil, fmt.Errorf("-world draws %s, but -%s pins it: give one or the other", w, name)
+			}
+		}
+		return world, nil
+	}
+	var out []explore.WorldField
+	for _, w := range explore.DefaultWorld(classes) {
+		if pinnedBy(w) == "" && !slices.Contains(fromFile, w) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+func worldFieldList() string {
+	names := make([]string, len(explore.EveryWorldField))
+	for i, w := range explore.EveryWorldField {
+		names[i] = string(w)
+	}
+	return strings.Join(names, ",")
+}
+
+// effectiveConfig is the -config file (if any) with the scenario flags that
+// were given explicitly applied on top, and the world fields the file names.
+func (s *scenarioFlags) effectiveConfig(f *cmdFlags) (sim.Config, []explore.WorldField, error) {
+	if s.configFile == "" {
+		return s.config, nil, nil
+	}
+	cfg, named, err := readConfig(s.configFile)
 	if err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, nil, err
 	}
 	// Replay the explicit flags onto the file's config through a second
 	// flag set, so no field mapping is repeated here.
@@ -118,26 +166,36 @@ func (s *scenarioFlags) effectiveConfig(f *cmdFlags) (sim.Config, error) {
 			setErr = over.Set(fl.Name, fl.Value.String())
 		}
 	})
-	return cfg, setErr
+	return cfg, explore.WorldFieldsOfJSON(named), setErr
 }
 
 // readConfig reads a JSON sim.Config strictly: fields it leaves out keep
-// their defaults; unknown fields and trailing data are errors.
-func readConfig(path string) (sim.Config, error) {
+// their defaults; unknown fields and trailing data are errors. It also
+// returns the names of the fields the file gives.
+func readConfig(path string) (sim.Config, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return sim.Config{}, fmt.Errorf("cannot read config file: %v", err)
+		return sim.Config{}, nil, fmt.Errorf("cannot read config file: %v", err)
 	}
 	cfg := sim.DefaultConfig()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
-		return sim.Config{}, fmt.Errorf("config file %s is not a valid scenario: %v", path, err)
+		return sim.Config{}, nil, fmt.Errorf("config file %s is not a valid scenario: %v", path, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return sim.Config{}, fmt.Errorf("config file %s has trailing data after the JSON object", path)
+		return sim.Config{}, nil, fmt.Errorf("config file %s has trailing data after the JSON object", path)
 	}
-	return cfg, nil
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return sim.Config{}, nil, fmt.Errorf("config file %s is not a valid scenario: %v", path, err)
+	}
+	named := make([]string, 0, len(fields))
+	for k := range fields {
+		named = append(named, k)
+	}
+	slices.Sort(named)
+	return cfg, named, nil
 }
 
 // expressibleByFlags reports whether the scenario flags alone (what
@@ -174,14 +232,27 @@ func classesText(cs []faults.Class) string {
 // describeTarget is the header every command prints first, like the seed.
 func describeTarget(w io.Writer, t explore.Target) {
 	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, classesText(t.Classes))
-	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config))
+	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config, t.World))
+	fmt.Fprintf(w, "world:   %s\n", describeWorldDraw(t.World))
 	if t.Variant.New != nil { // a variant, not just a name read back from JSON
 		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
 	}
 	fmt.Fprintf(w, "draws:   %s\n", describeDraws(t.Beyond))
 }
 
-// describeDraws says where seeds draw their worlds.
+// describeWorldDraw says which fields of the world each seed draws.
+func describeWorldDraw(world []explore.WorldField) string {
+	if len(world) == 0 {
+		return "fixed, as the config says (-world lists fields for each seed to draw)"
+	}
+	names := make([]string, len(world))
+	for i, f := range world {
+		names[i] = string(f)
+	}
+	return "each seed draws its " + strings.Join(names, ", ") + " (a scenario flag such as -nodes 5 pins a field; -world none draws none)"
+}
+
+// describeDraws says where seeds draw their faults.
 func describeDraws(beyond []algorithm.Assumption) string {
 	if len(beyond) == 0 {
 		return "inside the envelope, up to its edges (-beyond breaks assumptions on purpose)"
@@ -193,20 +264,25 @@ func describeDraws(beyond []algorithm.Assumption) string {
 	return "beyond the envelope: each seed breaks one or more of " + strings.Join(names, ", ")
 }
 
-// describeConfig is the effective config on one line, flag names first.
-func describeConfig(c sim.Config) string {
-	parts := []string{
-		fmt.Sprintf("nodes %d", c.Nodes),
-		fmt.Sprintf("replication %d", c.Replication),
-		fmt.Sprintf("hosts %d", c.Hosts),
-		fmt.Sprintf("threads %d", c.ThreadsPerHost),
-		"ttl " + short(c.TTL),
-		"duration " + short(c.Duration),
-		fmt.Sprintf("latency %s..%s +%s tail", short(c.LatencyMin), short(c.LatencyMax), short(c.LatencyTail)),
-		"rpc-timeout " + short(c.RPCTimeout),
-		fmt.Sprintf("hold %s..%s", short(c.HoldMin), short(c.HoldMax)),
-		fmt.Sprintf("think %s..%s", short(c.ThinkMin), short(c.ThinkMax)),
+// describeConfig is the effective config on one line, flag names first,
+// leaving out the fields each seed draws.
+func describeConfig(c sim.Config, drawn []explore.WorldField) string {
+	var parts []string
+	add := func(f explore.WorldField, s string) {
+		if f == "" || !slices.Contains(drawn, f) {
+			parts = append(parts, s)
+		}
 	}
+	add(explore.WorldNodes, fmt.Sprintf("nodes %d", c.Nodes))
+	add(explore.WorldReplication, fmt.Sprintf("replication %d", c.Replication))
+	add(explore.WorldHosts, fmt.Sprintf("hosts %d", c.Hosts))
+	add(explore.WorldThreads, fmt.Sprintf("threads %d", c.ThreadsPerHost))
+	add(explore.WorldTTL, "ttl "+short(c.TTL))
+	add("", "duration "+short(c.Duration))
+	add(explore.WorldLatency, fmt.Sprintf("latency %s..%s +%s tail", short(c.LatencyMin), short(c.LatencyMax), short(c.LatencyTail)))
+	add("", "rpc-timeout "+short(c.RPCTimeout))
+	add(explore.WorldHold, fmt.Sprintf("hold %s..%s", short(c.HoldMin), short(c.HoldMax)))
+	add(explore.WorldThink, fmt.Sprintf("think %s..%s", short(c.ThinkMin), short(c.ThinkMax)))
 	d := sim.DefaultConfig()
 	if c.MaxEvents != d.MaxEvents {
 		parts = append(parts, fmt.Sprintf("max_events %d", c.MaxEvents))
@@ -215,7 +291,7 @@ func describeConfig(c sim.Config) string {
 		parts = append(parts, fmt.Sprintf("max_steps_no_yield %d", c.MaxStepsNoYield))
 	}
 	if c.RestartingVersions {
-		parts = append(parts, "restarting_versions")
+		add(explore.WorldVersions, "restarting versions")
 	}
 	return strings.Join(parts, ", ")
 }

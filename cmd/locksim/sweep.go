@@ -47,6 +47,8 @@ type targetJSON struct {
 	Beyond  []algorithm.Assumption `json:"beyond,omitempty"`
 	Strict  bool                   `json:"strict,omitempty"`
 	Config  sim.Config             `json:"config"`
+	// World lists the fields each seed draws; Config gives the others.
+	World []explore.WorldField `json:"world,omitempty"`
 }
 
 type seedsJSON struct {
@@ -57,7 +59,9 @@ type seedsJSON struct {
 }
 
 type failureJSON struct {
-	Seed     uint64                `json:"seed"`
+	Seed uint64 `json:"seed"`
+	// World is the seed's world, in words, when the sweep drew one.
+	World    string                `json:"world,omitempty"`
 	Kinds    []model.ViolationKind `json:"kinds"`
 	Findings []explore.Finding     `json:"findings"` // so locksim merge prints what sweep prints
 	Replay   string                `json:"replay"`
@@ -136,7 +140,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	total := len(opts.Seeds())
 	prog := newProgress(stderr, total)
 	report := sweepJSON{Version: explore.Version,
-		Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sc.strict, t.Config},
+		Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sc.strict, t.Config, t.World},
 		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
 		Failures: []failureJSON{}}
 	var saveErr error
@@ -158,7 +162,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
 			return
 		}
-		fj := failureJSON{o.Seed, kinds(o.Verdict), o.Findings, replay, path}
+		fj := failureJSON{o.Seed, explore.DescribeWorld(o.Config, t.World), kinds(o.Verdict), o.Findings, replay, path}
 		if *asJSON {
 			report.Failures = append(report.Failures, fj) // the JSON lists them all
 		} else {
@@ -194,6 +198,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 // command. locksim merge prints the failures it reads the same way.
 func printFailure(w io.Writer, f failureJSON, variant string) {
 	fmt.Fprintf(w, "FAIL seed %d:\n", f.Seed)
+	if f.World != "" {
+		fmt.Fprintf(w, "  world:  %s\n", f.World)
+	}
 	for _, x := range f.Findings {
 		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
 		if note := x.Note(variant); note != "" {
@@ -272,6 +279,9 @@ func printExpected(w io.Writer, o explore.Outcome, t explore.Target) {
 	for _, f := range o.Findings {
 		if f.Promised && f.Breach != nil {
 			fmt.Fprintf(w, "expected, seed %d: %s at %s, after %s\n", o.Seed, f.Kind, model.Seconds(f.Time), f.Breach)
+			if len(t.World) > 0 {
+				fmt.Fprintf(w, "  world:  %s\n", explore.DescribeWorld(o.Config, t.World))
+			}
 			fmt.Fprintf(w, "  replay: %s\n", explore.ReplayCommand(t, o.Seed))
 			return
 		}

@@ -32,8 +32,12 @@ type CompareOptions struct {
 	// assumption it makes, seeds 1..CostSeeds drawn to break it alone, every
 	// fault class allowed.
 	CostSeeds int
-	Config    sim.Config // the world every cell runs in
-	Parallel  int        // workers per cell's sweep and for minimising; 0: every core
+	Config    sim.Config // the world every cell starts from
+	// Pin lists the fields of the world no cell draws: Config gives them.
+	// Each cell draws the others its class's bugs live in (DefaultWorld of
+	// the class), the cost table all of them.
+	Pin      []WorldField
+	Parallel int // workers per cell's sweep and for minimising; 0: every core
 	// Minimize shrinks the first counterexample of each failing cell (at
 	// most CompareMinimizeRuns runs) and records its size in the cell.
 	Minimize bool
@@ -110,7 +114,8 @@ func compareCosts(v algorithm.Variant, columns []string, opts CompareOptions) ([
 		if !out[i].Assumed {
 			continue
 		}
-		t := Target{Variant: v, Config: opts.Config, Classes: []faults.Class{faults.ClassAll}, Beyond: []algorithm.Assumption{n}}
+		all := []faults.Class{faults.ClassAll}
+		t := Target{Variant: v, Config: opts.Config, Classes: all, Beyond: []algorithm.Assumption{n}, World: opts.world(all)}
 		c := &out[i]
 		_, err := Sweep(t, SweepOptions{From: 1, Count: opts.CostSeeds, Parallel: opts.Parallel, KeepGoing: true,
 			OnOutcome: func(o Outcome) {
@@ -178,6 +183,11 @@ func excludedText(t Target, class faults.Class) string {
 	return strings.Join(words, ", ")
 }
 
+// world is what a cell of these classes draws: their default, less Pin.
+func (o CompareOptions) world(classes []faults.Class) []WorldField {
+	return slices.DeleteFunc(DefaultWorld(classes), func(f WorldField) bool { return slices.Contains(o.Pin, f) })
+}
+
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	if len(o.Variants) == 0 {
 		o.Variants = variants.All()
@@ -230,7 +240,8 @@ func compareRow(v algorithm.Variant, opts CompareOptions) (reports.Row, error) {
 
 // sweepCell runs one cell's seeds, recording each verdict in seed order.
 func sweepCell(v algorithm.Variant, class faults.Class, opts CompareOptions, pool *metricsPool) (CellResult, error) {
-	t := Target{Variant: v, Config: opts.Config, Classes: []faults.Class{class}}
+	classes := []faults.Class{class}
+	t := Target{Variant: v, Config: opts.Config, Classes: classes, World: opts.world(classes)}
 	res := CellResult{Variant: v.Name, Target: t, Cell: reports.NewCell(class)}
 	res.Cell.Excluded = excludedText(t, class)
 	run := DefaultOptions()

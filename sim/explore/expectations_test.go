@@ -35,11 +35,12 @@ import (
 type bugs uint8
 
 const (
-	noBug bugs = 0
-	bugM  bugs = 1 << iota // mutual exclusion
-	bugU                   // lost update
-	bugL                   // liveness
-	bugMU = bugM | bugU
+	noBug  bugs = 0
+	bugM   bugs = 1 << iota // mutual exclusion
+	bugU                    // lost update
+	bugL                    // liveness
+	bugMU  = bugM | bugU
+	bugMUL = bugM | bugU | bugL
 )
 
 func (b bugs) has(k model.ViolationKind) bool {
@@ -74,34 +75,37 @@ var columns = []faults.Class{faults.ClassNone, faults.ClassLoss, faults.ClassAmb
 
 // knownBugs are the bugs inside the post's envelope (clocks synchronised
 // within 100 ms, nothing else assumed) that the original keeps, and each
-// fix-* variant keeps but for its own (reports/BUGS.md):
+// fix-* variant keeps but for its own (reports/BUGS.md). Each seed draws the
+// world its class draws by default (DefaultWorld), so:
 //
+//   - crash, amnesia, partition, topology draw replication 1, where the
+//     quorum arithmetic grants with nothing written (bug 4); fix-quorum
+//     fixes it, and is left with the amnesia bug (6, holds drawn close to
+//     the TTL) and the topology one (5, 6 or 7 nodes);
 //   - pause: the holder never learns its lock expired (bug 3); fix-validity
 //     fixes it, inside its envelope (no use after the validity);
 //   - threads: threads of a host share the lock (bug 1); fix-identity;
-//   - loss, ambiguous: a failed acquire leaves its partial locks behind and
-//     starves everyone (bug 7); fix-partial. fix-clock starves less often
-//     (its items expire on their own), still within budget;
-//   - topology: at 5 nodes only the partial locks' starvation (bug 5's
-//     double grant needs 6 nodes, where the key can move to disjoint ones);
+//   - loss, ambiguous, and rarely crashes and partitions: a failed acquire
+//     leaves its partial locks behind and starves everyone (bug 7);
+//     fix-partial. fix-clock starves less often (its items expire on their
+//     own), still within budget;
 //   - skew and jump: inside the envelope a clock is off by at most 50 ms,
 //     which the original survives: bug 2 is outside it, an assumption
-//     broken (the post's shared clock);
-//   - amnesia: bug 6 needs long holds; not within budget here.
+//     broken (the post's shared clock).
 var knownBugs = map[string][]bugs{
 	//             none   loss  ambiguous crash amnesia partition skew   jump   pause  threads topology all
-	"original":     {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, bugMU, bugMU, bugL, bugMU},
-	"fix-quorum":   {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, bugMU, bugMU, bugL, bugMU},
-	"fix-identity": {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, bugMU, noBug, noBug, bugMU},
-	"fix-validity": {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, noBug, bugMU, bugL, bugMU},
-	"fix-clock":    {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, bugMU, bugMU, noBug, bugMU},
-	"fix-partial":  {noBug, noBug, noBug, noBug, noBug, noBug, noBug, noBug, bugMU, bugMU, noBug, bugMU},
-	"fix-amnesia":  {noBug, bugL, bugL, noBug, noBug, noBug, noBug, noBug, bugMU, bugMU, bugL, bugMU},
+	"original":     {noBug, bugL, bugL, bugMUL, bugMU, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	"fix-quorum":   {noBug, bugL, bugL, bugL, bugMU, bugL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	"fix-identity": {noBug, bugL, bugL, bugMU, bugMU, bugMU, noBug, noBug, bugMU, noBug, bugMU, bugMUL},
+	"fix-validity": {noBug, bugL, bugL, bugMUL, bugMU, bugMUL, noBug, noBug, noBug, bugMU, bugMUL, bugMUL},
+	"fix-clock":    {noBug, bugL, bugL, bugMU, bugMU, bugMU, noBug, noBug, bugMU, bugMU, bugMU, bugMU},
+	"fix-partial":  {noBug, noBug, noBug, bugMU, bugMU, bugMU, noBug, noBug, bugMU, bugMU, bugMU, bugMU},
+	"fix-amnesia":  {noBug, bugL, bugL, bugMUL, bugMUL, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
 }
 
 const (
 	expectCleanSeeds = 12  // seeds a cell without bugs is checked over
-	expectBugSeeds   = 200 // seeds searched for a known bug (the topology ones come late: @106)
+	expectBugSeeds   = 200 // seeds searched for a known bug (some liveness ones come late: @196)
 	expectLongSeeds  = 200 // both, with -long
 )
 
@@ -138,7 +142,8 @@ func TestInsideTheEnvelope(t *testing.T) {
 		for i, class := range columns {
 			t.Run(v.Name+"/"+string(class), func(t *testing.T) {
 				t.Parallel()
-				target := Target{Variant: v, Config: expectConfig(), Classes: []faults.Class{class}}
+				classes := []faults.Class{class}
+				target := Target{Variant: v, Config: expectConfig(), Classes: classes, World: DefaultWorld(classes)}
 				checkInside(t, target, expected(v, i), clean, buggy)
 			})
 		}
@@ -211,8 +216,8 @@ func TestBeyondTheEnvelopeIsNeverABug(t *testing.T) {
 		for _, n := range v.Envelope.Assumed() {
 			t.Run(v.Name+"/"+string(n), func(t *testing.T) {
 				t.Parallel()
-				target := Target{Variant: v, Config: expectConfig(), Classes: []faults.Class{faults.ClassAll},
-					Beyond: []algorithm.Assumption{n}}
+				all := []faults.Class{faults.ClassAll}
+				target := Target{Variant: v, Config: expectConfig(), Classes: all, Beyond: []algorithm.Assumption{n}, World: DefaultWorld(all)}
 				outside := 0
 				for seed := uint64(1); seed <= uint64(seeds); seed++ {
 					o, err := RunSeed(target, seed, DefaultOptions())
@@ -276,7 +281,8 @@ func TestNoBugInsideTheEnvelope(t *testing.T) {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
-			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassAll}}
+			all := []faults.Class{faults.ClassAll}
+			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: DefaultWorld(all)}
 			res, err := Sweep(tg, SweepOptions{From: 1, Count: *insideSeeds, KeepGoing: true})
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,8 @@ package explore
 
 import (
 	"flag"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ type configFlag struct {
 	name, usage string
 	dur         func(*sim.Config) *time.Duration
 	num         func(*sim.Config) *int
+	flag        func(*sim.Config) *bool
 }
 
 var configFlags = []configFlag{
@@ -33,39 +36,62 @@ var configFlags = []configFlag{
 	{name: "hold-max", usage: "critical section think time, maximum", dur: func(c *sim.Config) *time.Duration { return &c.HoldMax }},
 	{name: "think-min", usage: "time between attempts, minimum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMin }},
 	{name: "think-max", usage: "time between attempts, maximum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMax }},
+	{name: "restarting-versions", usage: "per-key versions restart at 1 when a key is re-created, so a version can repeat (ABA)", flag: func(c *sim.Config) *bool { return &c.RestartingVersions }},
 }
 
 // RegisterConfigFlags adds the scenario flags to fs, writing into c (whose
 // current values are the defaults shown).
 func RegisterConfigFlags(fs *flag.FlagSet, c *sim.Config) {
 	for _, f := range configFlags {
-		if f.num != nil {
+		switch {
+		case f.num != nil:
 			fs.IntVar(f.num(c), f.name, *f.num(c), f.usage)
-		} else {
+		case f.flag != nil:
+			fs.BoolVar(f.flag(c), f.name, *f.flag(c), f.usage)
+		default:
 			fs.DurationVar(f.dur(c), f.name, *f.dur(c), f.usage)
 		}
 	}
 }
 
 // ConfigArgs are the flags that turn the default config into c.
-func ConfigArgs(c sim.Config) []string {
+func ConfigArgs(c sim.Config) []string { return configArgs(c, nil, nil) }
+
+// configArgs are the flags that turn the default config into c, leaving out
+// those of the fields drawn and giving those of the fields pinned even
+// where they equal the default.
+func configArgs(c sim.Config, drawn, pinned []WorldField) []string {
 	d := sim.DefaultConfig()
 	var args []string
 	for _, f := range configFlags {
-		if f.num != nil {
-			if *f.num(&c) != *f.num(&d) {
+		field, isWorld := FieldOfFlag(f.name)
+		if isWorld && slices.Contains(drawn, field) {
+			continue
+		}
+		pin := isWorld && slices.Contains(pinned, field)
+		switch {
+		case f.num != nil:
+			if pin || *f.num(&c) != *f.num(&d) {
 				args = append(args, "-"+f.name, itoa(*f.num(&c)))
 			}
-		} else if *f.dur(&c) != *f.dur(&d) {
-			args = append(args, "-"+f.name, f.dur(&c).String())
+		case f.flag != nil:
+			if pin || *f.flag(&c) != *f.flag(&d) {
+				args = append(args, "-"+f.name+"="+strconv.FormatBool(*f.flag(&c)))
+			}
+		default:
+			if pin || *f.dur(&c) != *f.dur(&d) {
+				args = append(args, "-"+f.name, f.dur(&c).String())
+			}
 		}
 	}
 	return args
 }
 
-// ReplayCommand is the one command that replays seed of target: the plan is
-// redrawn from the seed, classes, and what it breaks beyond the envelope,
-// so no file is needed.
+// ReplayCommand is the one command that replays seed of target: the plan and
+// the world are redrawn from the seed, classes, what it breaks beyond the
+// envelope and the fields it draws, so no file is needed. Fields the
+// classes would draw but the target pins are given as flags; a target that
+// draws other fields names them all with -world.
 func ReplayCommand(t Target, seed uint64) string {
 	args := []string{CommandPrefix, "replay", "-variant", t.Variant.Name, "-seed", utoa(seed)}
 	if len(t.Classes) > 0 {
@@ -80,7 +106,14 @@ func ReplayCommand(t Target, seed uint64) string {
 	if len(t.Beyond) > 0 {
 		args = append(args, "-beyond", assumptionList(t.Beyond))
 	}
-	args = append(args, ConfigArgs(t.Config)...)
+	def := DefaultWorld(t.Classes)
+	var pinned []WorldField
+	if isSubset(t.World, def) {
+		pinned = slices.DeleteFunc(slices.Clone(def), func(f WorldField) bool { return slices.Contains(t.World, f) })
+	} else {
+		args = append(args, "-world", worldList(t.World))
+	}
+	args = append(args, configArgs(t.Config, t.World, pinned)...)
 	return strings.Join(args, " ")
 }
 

@@ -71,14 +71,13 @@ func huntConfig() sim.Config {
 	return c
 }
 
-// hunt asserts that rapid finds a plan, drawn as the target draws (inside
-// the envelope but for tg.Beyond), under which target shows a violation of
-// kind, judged a bug (bug) or expected, and logs the shrunk plan, a
-// timeline and the replay command.
+// hunt asserts that rapid finds a world and a plan, drawn as the target
+// draws (its World fields; inside the envelope but for tg.Beyond), under
+// which target shows a violation of kind, judged a bug (bug) or expected,
+// and logs the shrunk world and plan, a timeline and the replay command.
 func hunt(t *testing.T, tg Target, kind model.ViolationKind, bug bool) {
 	t.Helper()
 	rec := &recorder{name: t.Name()}
-	shape := tg.Shape()
 	defer func() {
 		// rapid v1.3.0's shrinker can index past its list of draw groups
 		// when a reordering it tried changes how many there are
@@ -93,7 +92,11 @@ func hunt(t *testing.T, tg Target, kind model.ViolationKind, bug bool) {
 	}()
 	rapid.Check(rec, func(rt *rapid.T) {
 		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
-		plan := faults.PlanGenWithin(tg.Classes, shape, tg.Bounds()).Draw(rt, "plan")
+		tg := tg
+		if len(tg.World) > 0 {
+			tg.Config, tg.World = WorldGen(tg.Config, tg.World).Draw(rt, "world"), nil
+		}
+		plan := faults.PlanGenWithin(tg.Classes, tg.Shape(), tg.Bounds()).Draw(rt, "plan")
 		out, err := RunPlan(tg, seed, plan, Options{Check: model.DefaultCheckOptions(), Keep: true})
 		if err != nil {
 			rt.Fatalf("harness error: %v", err)
@@ -131,30 +134,28 @@ func replayFile(tg Target, out Outcome) string {
 }
 
 // The original under each fault class that breaks it: rapid must find a
-// counterexample, and shrink it. Threads, pauses and a crash at
-// replication 1 break it inside the post's own assumptions (bugs); skew and
-// jumps only once its shared clock is broken (expected: the assumption is
-// the bug, reports/BUGS.md #2).
+// world and a plan that break it, and shrink them. Threads, pauses and
+// crashes (in a world rapid shrinks to replication 1) break it inside the
+// post's own assumptions (bugs); skew and jumps only once its shared clock
+// is broken (expected: the assumption is the bug, reports/BUGS.md #2).
+// Each draws the world its class draws by default.
 func TestOriginalIsBrokenUnder(t *testing.T) {
 	cases := []struct {
 		class  faults.Class
-		config func(*sim.Config)
 		beyond []algorithm.Assumption
 		kind   model.ViolationKind
 	}{
-		{faults.ClassThreads, nil, nil, model.MutualExclusion},
-		{faults.ClassSkew, nil, []algorithm.Assumption{algorithm.ClockError}, model.MutualExclusion},
-		{faults.ClassJump, nil, []algorithm.Assumption{algorithm.ClockError}, model.MutualExclusion},
-		{faults.ClassPause, nil, nil, model.MutualExclusion},
-		{faults.ClassCrash, func(c *sim.Config) { c.Replication = 1; c.Nodes = 1 }, nil, model.MutualExclusion},
+		{faults.ClassThreads, nil, model.MutualExclusion},
+		{faults.ClassSkew, []algorithm.Assumption{algorithm.ClockError}, model.MutualExclusion},
+		{faults.ClassJump, []algorithm.Assumption{algorithm.ClockError}, model.MutualExclusion},
+		{faults.ClassPause, nil, model.MutualExclusion},
+		{faults.ClassCrash, nil, model.MutualExclusion},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.class), func(t *testing.T) {
-			cfg := huntConfig()
-			if tc.config != nil {
-				tc.config(&cfg)
-			}
-			tg := Target{Variant: variant("original"), Config: cfg, Classes: []faults.Class{tc.class}, Beyond: tc.beyond}
+			classes := []faults.Class{tc.class}
+			tg := Target{Variant: variant("original"), Config: huntConfig(), Classes: classes, Beyond: tc.beyond,
+				World: DefaultWorld(classes)}
 			hunt(t, tg, tc.kind, tc.beyond == nil)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"locksim/faults"
 	"locksim/model"
+	"locksim/sim"
 )
 
 // MinimizeResult is a smaller failing scenario and how it was reached.
@@ -25,12 +26,15 @@ type MinimizeResult struct {
 // weaken what remains, cut the run just after the violation, and try fewer
 // clients and nodes. A bug of the variant (inside its envelope) stays a
 // bug: a candidate that shows the violation only after breaking an
-// assumption is not kept. Every candidate is a full deterministic run;
+// assumption is not kept. A target that draws its world runs in the seed's
+// (the result's Target is that world, shrunk: fields move back to the
+// post's where the violation stays). Every candidate is a full deterministic run;
 // maxRuns bounds the work (0: 2000).
 func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, maxRuns int) (MinimizeResult, error) {
 	if maxRuns == 0 {
 		maxRuns = 2000
 	}
+	t = t.At(seed) // the seed's world, which candidates then change
 	m := &minimizer{t: t, seed: seed, kind: kind, maxRuns: maxRuns}
 	first, ok, err := m.try(t, plan)
 	if err != nil {
@@ -109,7 +113,47 @@ func (m *minimizer) shrink() {
 		progress = m.dropSteady() || progress
 		progress = m.weakenEvents() || progress
 		progress = m.fewerProcesses() || progress
+		progress = m.postWorld() || progress
 	}
+}
+
+// postWorld moves each field of the world back to the post's (the default
+// config), one at a time: a repro that needs fewer unusual settings says
+// more plainly which one matters.
+func (m *minimizer) postWorld() bool {
+	progress := false
+	d := sim.DefaultConfig()
+	for _, set := range []func(*sim.Config) bool{
+		func(c *sim.Config) bool { return reset(&c.RestartingVersions, d.RestartingVersions) },
+		func(c *sim.Config) bool {
+			return anyOf(reset(&c.LatencyMin, d.LatencyMin), reset(&c.LatencyMax, d.LatencyMax), reset(&c.LatencyTail, d.LatencyTail))
+		},
+		func(c *sim.Config) bool { return anyOf(reset(&c.ThinkMin, d.ThinkMin), reset(&c.ThinkMax, d.ThinkMax)) },
+		func(c *sim.Config) bool { return anyOf(reset(&c.HoldMin, d.HoldMin), reset(&c.HoldMax, d.HoldMax)) },
+		func(c *sim.Config) bool { return reset(&c.TTL, d.TTL) },
+		func(c *sim.Config) bool { return reset(&c.Replication, d.Replication) },
+		// Nodes, hosts and threads only ever shrink (fewerProcesses): a
+		// reset to the post's five nodes could undo that.
+	} {
+		t := m.best
+		if set(&t.Config) && m.accept(t, m.plan()) {
+			progress = true
+		}
+	}
+	return progress
+}
+
+// anyOf reports whether one of bs is true; unlike ||, every argument has been
+// evaluated (each reset must run).
+func anyOf(bs ...bool) bool { return slices.Contains(bs, true) }
+
+// reset sets *x to def, reporting whether that changed it.
+func reset[T comparable](x *T, def T) bool {
+	if *x == def {
+		return false
+	}
+	*x = def
+	return true
 }
 
 // cutDuration ends the run just after the violation (safety kinds only:

@@ -31,13 +31,16 @@ type Repro struct {
 	Classes []faults.Class `json:"classes,omitempty"`
 	// Beyond lists the assumptions the seed's plan was drawn to break; none:
 	// it was drawn inside the envelope.
-	Beyond    []algorithm.Assumption `json:"beyond,omitempty"`
-	Seed      uint64                 `json:"seed"`
-	Config    sim.Config             `json:"config"`
-	Plan      faults.Plan            `json:"plan"`
-	Minimized bool                   `json:"minimized,omitempty"`
-	TraceHash string                 `json:"trace_hash"`
-	Verdict   model.Verdict          `json:"verdict"`
+	Beyond []algorithm.Assumption `json:"beyond,omitempty"`
+	// World lists the fields of the config the seed drew (Config holds what
+	// it drew); none: the config was given whole.
+	World     []WorldField  `json:"world,omitempty"`
+	Seed      uint64        `json:"seed"`
+	Config    sim.Config    `json:"config"`
+	Plan      faults.Plan   `json:"plan"`
+	Minimized bool          `json:"minimized,omitempty"`
+	TraceHash string        `json:"trace_hash"`
+	Verdict   model.Verdict `json:"verdict"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -45,13 +48,21 @@ type Repro struct {
 // NewRepro records an outcome of target.
 func NewRepro(t Target, o Outcome) Repro {
 	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
-		Beyond: t.Beyond, Seed: o.Seed, Config: t.Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+		Beyond: t.Beyond, World: t.World, Seed: o.Seed, Config: t.At(o.Seed).Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 		variant: t.Variant}
 }
 
-// Target is the repro's target.
+// Target is the repro's target, in the world its seed ran in.
 func (r Repro) Target() Target {
 	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}
+}
+
+// SeedTarget is the target the repro's seed was drawn from, world and all:
+// what ReplayCommand needs to redraw it.
+func (r Repro) SeedTarget() Target {
+	t := r.Target()
+	t.World = r.World
+	return t
 }
 
 // Encode writes the repro as indented JSON.
@@ -91,6 +102,11 @@ func DecodeRepro(data []byte) (Repro, error) {
 	}
 	if err := r.Config.Validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	for _, f := range r.World {
+		if _, err := ParseWorld(string(f)); err != nil {
+			return Repro{}, fmt.Errorf("repro: world: %v", err)
+		}
 	}
 	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
 		return Repro{}, fmt.Errorf("repro: beyond: %v", err)

@@ -10,6 +10,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"locksim/algorithm"
@@ -22,8 +23,9 @@ import (
 // changes whenever the same seed may draw another plan or run another way,
 // so that replay can say why a recorded run differs and merge can refuse
 // shards of different versions. 0.2: swarm crash bursts. 0.3: seeds draw
-// inside their variant's envelope (or beyond it with Target.Beyond).
-const Version = "locksim/0.3"
+// inside their variant's envelope (or beyond it with Target.Beyond). 0.4:
+// seeds draw their world too (Target.World).
+const Version = "locksim/0.4"
 
 // Target is what to explore: an algorithm in a world, under fault classes.
 // The variant is a value: a registered one (variants.Lookup), or any other,
@@ -31,17 +33,32 @@ const Version = "locksim/0.3"
 //
 // Seeds draw their plans inside the variant's envelope, up to its edges,
 // except for the assumptions named in Beyond: each seed breaks a random
-// non-empty subset of those on purpose.
+// non-empty subset of those on purpose. Each seed also draws the fields of
+// its world named in World (DefaultWorld of the classes, as the CLI sets
+// it); Config gives the others, and is the base the draw starts from.
 type Target struct {
 	Variant algorithm.Variant
 	Config  sim.Config
 	Classes []faults.Class
 	Beyond  []algorithm.Assumption
+	World   []WorldField
+}
+
+// DefaultTarget is what locksim sweep -variant v -faults classes explores:
+// the post's world (sim.DefaultConfig) as the base, each seed drawing the
+// fields its classes' bugs live in (DefaultWorld), inside the envelope.
+// With no classes it is every class.
+func DefaultTarget(v algorithm.Variant, classes ...faults.Class) Target {
+	if len(classes) == 0 {
+		classes = []faults.Class{faults.ClassAll}
+	}
+	return Target{Variant: v, Config: sim.DefaultConfig(), Classes: classes, World: DefaultWorld(classes)}
 }
 
 // Outcome is one checked run.
 type Outcome struct {
 	Seed    uint64
+	Config  sim.Config // the world the seed ran in (drawn, when the target draws one)
 	Plan    faults.Plan
 	Verdict model.Verdict
 	// Findings are the verdict's violations judged against the variant's
@@ -118,12 +135,19 @@ func (t Target) Validate() error {
 	if err := t.Shape().Validate(); err != nil {
 		return err
 	}
+	for _, f := range t.World {
+		if !slices.Contains(EveryWorldField, f) {
+			_, err := ParseWorld(string(f))
+			return fmt.Errorf("target: %v", err)
+		}
+	}
 	return t.validateBeyond()
 }
 
 // PlanFor is the plan a seed draws: swarm-random over the target's classes,
-// within its bounds.
+// within its bounds, in the world the seed draws.
 func (t Target) PlanFor(seed uint64) faults.Plan {
+	t = t.At(seed)
 	return faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
 }
 
@@ -151,11 +175,12 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 	if t.Variant.New == nil {
 		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
-	return runVariant(t.Variant, t.Config, seed, plan, opt)
+	return runVariant(t.Variant, t.At(seed).Config, seed, plan, opt)
 }
 
-// RunSeed runs and checks the seed's own plan.
+// RunSeed runs and checks the seed's own world and plan.
 func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
+	t = t.At(seed)
 	return RunPlan(t, seed, t.PlanFor(seed), opt)
 }
 
@@ -179,7 +204,7 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	out = Outcome{Seed: seed, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict}
+	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict}
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)

@@ -1,0 +1,370 @@
+package explore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"locksim/faults"
+	"locksim/sim"
+)
+
+// WorldField is a part of the simulated world that a seed may draw for
+// itself, as swarm testing draws its faults: bugs live in corners of the
+// configuration (one replica, six nodes, holds close to the TTL) as much as
+// in fault schedules. Each names the scenario flags that pin it.
+type WorldField string
+
+const (
+	WorldNodes       WorldField = "nodes"       // DHT nodes, 1–7 (-nodes)
+	WorldReplication WorldField = "replication" // nodes holding the key, 1–5, every value (-replication)
+	WorldHosts       WorldField = "hosts"       // client hosts, 1–4 (-hosts)
+	WorldThreads     WorldField = "threads"     // threads per host, 1–3 (-threads)
+	WorldTTL         WorldField = "ttl"         // the lock's TTL, 5 s – 2 min (-ttl)
+	WorldHold        WorldField = "hold"        // critical sections, ms to close to the TTL (-hold-min, -hold-max)
+	WorldThink       WorldField = "think"       // time between attempts (-think-min, -think-max)
+	WorldLatency     WorldField = "latency"     // uniform or long-tailed (-latency-min, -latency-max, -latency-tail)
+	WorldVersions    WorldField = "versions"    // per-key versions that restart when a key is re-created (-restarting-versions)
+)
+
+// EveryWorldField lists the fields in the order a world is drawn.
+var EveryWorldField = []WorldField{WorldNodes, WorldReplication, WorldHosts, WorldThreads,
+	WorldTTL, WorldHold, WorldThink, WorldLatency, WorldVersions}
+
+// worldFlags are the scenario flags that pin each field.
+var worldFlags = map[WorldField][]string{
+	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads"},
+	WorldTTL: {"ttl"}, WorldHold: {"hold-min", "hold-max"}, WorldThink: {"think-min", "think-max"},
+	WorldLatency: {"latency-min", "latency-max", "latency-tail"}, WorldVersions: {"restarting-versions"},
+}
+
+// worldJSON are the sim.Config JSON fields of each world field.
+var worldJSON = map[WorldField][]string{
+	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads_per_host"},
+	WorldTTL: {"ttl"}, WorldHold: {"hold_min", "hold_max"}, WorldThink: {"think_min", "think_max"},
+	WorldLatency: {"latency_min", "latency_max", "latency_tail"}, WorldVersions: {"restarting_versions"},
+}
+
+// WorldFieldsOfJSON are the world fields some of the named sim.Config JSON
+// fields belong to: what a config file that gives them pins.
+func WorldFieldsOfJSON(names []string) []WorldField {
+	var out []WorldField
+	for _, f := range EveryWorldField {
+		if slices.ContainsFunc(worldJSON[f], func(n string) bool { return slices.Contains(names, n) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FlagsOf names the scenario flags that pin f.
+func (f WorldField) FlagsOf() []string { return worldFlags[f] }
+
+// FieldOfFlag is the world field a scenario flag pins, if any.
+func FieldOfFlag(flag string) (WorldField, bool) {
+	for _, f := range EveryWorldField {
+		if slices.Contains(worldFlags[f], flag) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// ParseWorld reads a list of world fields ("nodes,ttl"), or all, or none.
+func ParseWorld(s string) ([]WorldField, error) {
+	switch strings.TrimSpace(s) {
+	case "none", "":
+		return nil, nil
+	case "all":
+		return slices.Clone(EveryWorldField), nil
+	}
+	var out []WorldField
+	for _, name := range strings.Split(s, ",") {
+		f := WorldField(strings.TrimSpace(name))
+		if !slices.Contains(EveryWorldField, f) {
+			names := make([]string, len(EveryWorldField))
+			for i, x := range EveryWorldField {
+				names[i] = string(x)
+			}
+			return nil, fmt.Errorf("unknown world field %q (known: %s, or all, or none)", f, strings.Join(names, ", "))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return sortedFields(out), nil
+}
+
+func sortedFields(fs []WorldField) []WorldField {
+	var out []WorldField
+	for _, f := range EveryWorldField {
+		if slices.Contains(fs, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// DefaultWorld is what a seed of these classes draws of its world: all of
+// it under ClassAll; under a single class, the fields its bugs live in
+// (topology and crashes: how many nodes and replicas; amnesia: those and
+// holds long enough for crashes to line up; threads: hosts and threads;
+// pauses: holds and the TTL; skew and jumps: the TTL); none for a
+// fault-free world.
+func DefaultWorld(classes []faults.Class) []WorldField {
+	a := faults.Allow(classes...)
+	if a.Has(faults.ClassAll) {
+		return slices.Clone(EveryWorldField)
+	}
+	var out []WorldField
+	add := func(c faults.Class, fs ...WorldField) {
+		if a.Has(c) {
+			out = append(out, fs...)
+		}
+	}
+	add(faults.ClassTopology, WorldNodes, WorldReplication)
+	add(faults.ClassCrash, WorldNodes, WorldReplication)
+	add(faults.ClassAmnesia, WorldNodes, WorldReplication, WorldHold)
+	add(faults.ClassPartition, WorldNodes, WorldReplication)
+	add(faults.ClassThreads, WorldHosts, WorldThreads)
+	add(faults.ClassPause, WorldHold, WorldTTL)
+	add(faults.ClassSkew, WorldTTL)
+	add(faults.ClassJump, WorldTTL)
+	return sortedFields(out)
+}
+
+// worldStream separates the world's draw from every other stream seeded
+// with the same number.
+const worldStream = 0x574f_524c_4421 // "WORLD!"
+
+// At is the target as seed runs it: its world drawn (the fields in World),
+// the others as Config sets them. World is empty in the result.
+func (t Target) At(seed uint64) Target {
+	if len(t.World) > 0 {
+		t.Config = drawWorld(seed, t.Config, t.World)
+		t.World = nil
+	}
+	return t
+}
+
+// drawWorld draws the fields of draw into base, from seed.
+func drawWorld(seed uint64, base sim.Config, draw []WorldField) sim.Config {
+	r := rand.New(rand.NewPCG(seed, worldStream))
+	c := base
+	has := func(f WorldField) bool { return slices.Contains(draw, f) }
+	between := func(lo, hi time.Duration) time.Duration { // whole milliseconds
+		return lo + time.Millisecond*time.Duration(r.Int64N(int64((hi-lo)/time.Millisecond)+1))
+	}
+	if has(WorldNodes) {
+		lo := 1
+		if !has(WorldReplication) {
+			lo = base.Replication // the pinned replication must fit
+		}
+		c.Nodes = lo + r.IntN(max(maxWorldNodes, lo)-lo+1)
+	}
+	if has(WorldReplication) {
+		c.Replication = 1 + r.IntN(min(maxWorldReplication, c.Nodes))
+	}
+	if has(WorldHosts) {
+		c.Hosts = 1 + r.IntN(4)
+	}
+	if has(WorldThreads) {
+		c.ThreadsPerHost = 1 + r.IntN(3)
+	}
+	if has(WorldTTL) {
+		// The post's minute a third of the time, else anything from 5 s to
+		// 2 min: a short TTL expires (and is scavenged) many times a run.
+		if r.IntN(3) != 0 {
+			c.TTL = between(5*time.Second, 2*time.Minute)
+		} else {
+			c.TTL = time.Minute
+		}
+	}
+	if has(WorldHold) {
+		switch r.IntN(3) {
+		case 0: // short, as the default world's
+			c.HoldMin, c.HoldMax = between(time.Millisecond, 100*time.Millisecond), between(100*time.Millisecond, 2*time.Second)
+		case 1: // up to a quarter of the TTL
+			c.HoldMin, c.HoldMax = between(time.Millisecond, time.Second), between(time.Second, max(time.Second, c.TTL/4))
+		default: // close to the TTL: a holder that finishes just in time, or not
+			c.HoldMin = between(c.TTL/3, c.TTL/2)
+			c.HoldMax = between(c.HoldMin, c.TTL-c.TTL/20)
+		}
+	}
+	if has(WorldThink) {
+		switch r.IntN(3) {
+		case 0: // hot contention
+			c.ThinkMin, c.ThinkMax = 0, between(time.Millisecond, 100*time.Millisecond)
+		case 1: // the default world's
+			c.ThinkMin, c.ThinkMax = 100*time.Millisecond, 3*time.Second
+		default: // idle clients
+			c.ThinkMin, c.ThinkMax = between(time.Second, 5*time.Second), between(5*time.Second, 30*time.Second)
+		}
+	}
+	if has(WorldLatency) {
+		if r.IntN(2) == 0 { // uniform, no tail
+			c.LatencyMin, c.LatencyMax, c.LatencyTail = between(0, 2*time.Millisecond), between(2*time.Millisecond, 20*time.Millisecond), 0
+		} else { // long-tailed: 1% of messages take up to twice the RPC timeout longer
+			c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
+			c.LatencyTail = between(50*time.Millisecond, 2*c.RPCTimeout)
+		}
+	}
+	if has(WorldVersions) {
+		c.RestartingVersions = r.IntN(4) == 0
+	}
+	return c
+}
+
+// Bounds of the world a seed draws.
+const (
+	maxWorldNodes       = 7
+	maxWorldReplication = 5
+)
+
+// DescribeWorld is the drawn fields of c, one phrase each: how a failure
+// says which world it happened in.
+func DescribeWorld(c sim.Config, draw []WorldField) string {
+	var parts []string
+	for _, f := range draw {
+		switch f {
+		case WorldNodes:
+			parts = append(parts, fmt.Sprintf("nodes %d", c.Nodes))
+		case WorldReplication:
+			parts = append(parts, fmt.Sprintf("replication %d", c.Replication))
+		case WorldHosts:
+			parts = append(parts, fmt.Sprintf("hosts %d", c.Hosts))
+		case WorldThreads:
+			parts = append(parts, fmt.Sprintf("threads %d", c.ThreadsPerHost))
+		case WorldTTL:
+			parts = append(parts, "ttl "+c.TTL.String())
+		case WorldHold:
+			parts = append(parts, fmt.Sprintf("hold %s..%s", c.HoldMin, c.HoldMax))
+		case WorldThink:
+			parts = append(parts, fmt.Sprintf("think %s..%s", c.ThinkMin, c.ThinkMax))
+		case WorldLatency:
+			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", c.LatencyMin, c.LatencyMax, c.LatencyTail))
+		case WorldVersions:
+			if c.RestartingVersions {
+				parts = append(parts, "restarting versions")
+			} else {
+				parts = append(parts, "versions never reused")
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// isSubset reports whether every field of a is in b.
+func isSubset(a, b []WorldField) bool {
+	for _, f := range a {
+		if !slices.Contains(b, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// worldList is fs as -world reads it: comma-separated, or none.
+func worldList(fs []WorldField) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	if len(fs) == len(EveryWorldField) {
+		return "all"
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}
+
+// WorldGen draws the fields of draw into base for property-based tests, as
+// drawWorld does for a seed, over the same ranges; rapid shrinks every field
+// toward the post's world (five nodes, replication 3, three hosts of one
+// thread, a minute's TTL, the default holds, think times and latency), so a
+// shrunk counterexample keeps only the unusual settings it needs.
+func WorldGen(base sim.Config, draw []WorldField) *rapid.Generator[sim.Config] {
+	has := func(f WorldField) bool { return slices.Contains(draw, f) }
+	d := sim.DefaultConfig()
+	// first puts the post's value first, where rapid shrinks to.
+	first := func(def int, lo, hi int) []int {
+		out := []int{def}
+		for v := lo; v <= hi; v++ {
+			if v != def {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	ms := func(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
+		return time.Millisecond * time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label))
+	}
+	return rapid.Custom(func(t *rapid.T) sim.Config {
+		c := base
+		if has(WorldNodes) {
+			lo := 1
+			if !has(WorldReplication) {
+				lo = base.Replication
+			}
+			c.Nodes = rapid.SampledFrom(first(max(d.Nodes, lo), lo, max(maxWorldNodes, lo))).Draw(t, "nodes")
+		}
+		if has(WorldReplication) {
+			c.Replication = min(c.Nodes, rapid.SampledFrom(first(d.Replication, 1, maxWorldReplication)).Draw(t, "replication"))
+		}
+		if has(WorldHosts) {
+			c.Hosts = rapid.SampledFrom(first(d.Hosts, 1, 4)).Draw(t, "hosts")
+		}
+		if has(WorldThreads) {
+			c.ThreadsPerHost = rapid.SampledFrom(first(d.ThreadsPerHost, 1, 3)).Draw(t, "threads")
+		}
+		if has(WorldTTL) && rapid.Bool().Draw(t, "other ttl") {
+			c.TTL = ms(t, 5*time.Second, 2*time.Minute, "ttl")
+		} else if has(WorldTTL) {
+			c.TTL = d.TTL
+		}
+		if has(WorldHold) {
+			switch rapid.IntRange(0, 2).Draw(t, "hold profile") {
+			case 0:
+				c.HoldMin, c.HoldMax = d.HoldMin, d.HoldMax
+			case 1: // up to a quarter of the TTL
+				c.HoldMin = ms(t, time.Millisecond, time.Second, "hold min")
+				c.HoldMax = ms(t, time.Second, max(time.Second, c.TTL/4), "hold max")
+			default: // close to the TTL
+				c.HoldMin = ms(t, c.TTL/3, c.TTL/2, "hold min")
+				c.HoldMax = ms(t, c.HoldMin, c.TTL-c.TTL/20, "hold max")
+			}
+		}
+		if has(WorldThink) {
+			switch rapid.IntRange(0, 2).Draw(t, "think profile") {
+			case 0:
+				c.ThinkMin, c.ThinkMax = d.ThinkMin, d.ThinkMax
+			case 1: // hot contention
+				c.ThinkMin, c.ThinkMax = 0, ms(t, time.Millisecond, 100*time.Millisecond, "think max")
+			default: // idle clients
+				c.ThinkMin = ms(t, time.Second, 5*time.Second, "think min")
+				c.ThinkMax = ms(t, 5*time.Second, 30*time.Second, "think max")
+			}
+		}
+		if has(WorldLatency) {
+			switch rapid.IntRange(0, 2).Draw(t, "latency profile") {
+			case 0:
+				c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+			case 1: // uniform, no tail
+				c.LatencyMin = ms(t, 0, 2*time.Millisecond, "latency min")
+				c.LatencyMax, c.LatencyTail = ms(t, 2*time.Millisecond, 20*time.Millisecond, "latency max"), 0
+			default: // long-tailed
+				c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
+				c.LatencyTail = ms(t, 50*time.Millisecond, 2*c.RPCTimeout, "latency tail")
+			}
+		}
+		if has(WorldVersions) {
+			c.RestartingVersions = rapid.Bool().Draw(t, "restarting versions")
+		}
+		return c
+	})
+}
