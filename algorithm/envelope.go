@@ -131,6 +131,12 @@ type Assumptions struct {
 	// lost, in parts per million: a request, or a reply, whether dropped on
 	// the way or after its request was applied. Zero: not assumed.
 	MessageLossMaxPPM int64
+	// NoDuplication: no message is delivered twice (a client's connection
+	// to a node is TCP, and clients do not resend).
+	NoDuplication bool
+	// ReplicationMin: the key is on at least this many nodes, as deployed
+	// and after any topology change. Zero: not assumed.
+	ReplicationMin int
 }
 
 // IsZero reports whether a assumes nothing.
@@ -156,6 +162,8 @@ func (a Assumptions) And(b Assumptions) Assumptions {
 		RestartQuarantine:      a.RestartQuarantine || b.RestartQuarantine,
 		ResourceChecksTokens:   a.ResourceChecksTokens || b.ResourceChecksTokens,
 		MessageLossMaxPPM:      tighter(a.MessageLossMaxPPM, b.MessageLossMaxPPM),
+		NoDuplication:          a.NoDuplication || b.NoDuplication,
+		ReplicationMin:         max(a.ReplicationMin, b.ReplicationMin),
 	}
 }
 
@@ -174,11 +182,13 @@ const (
 	RestartQuarantine Assumption = "restart-quarantine"
 	TokenChecks       Assumption = "token-checks"
 	MessageLoss       Assumption = "message-loss"
+	NoDuplication     Assumption = "no-duplication"
+	ReplicationMin    Assumption = "replication-min"
 )
 
 // EveryAssumption lists every kind, in field order.
 var EveryAssumption = []Assumption{ClockError, ClockRate, ClockJumps, UseWithinValidity,
-	FixedTopology, DurableNodes, RestartQuarantine, TokenChecks, MessageLoss}
+	FixedTopology, DurableNodes, RestartQuarantine, TokenChecks, MessageLoss, NoDuplication, ReplicationMin}
 
 // Names lists the assumptions a makes, in field order.
 func (a Assumptions) Names() []Assumption {
@@ -212,6 +222,10 @@ func (a Assumptions) Makes(n Assumption) bool {
 		return a.ResourceChecksTokens
 	case MessageLoss:
 		return a.MessageLossMaxPPM > 0
+	case NoDuplication:
+		return a.NoDuplication
+	case ReplicationMin:
+		return a.ReplicationMin > 0
 	}
 	return false
 }
@@ -244,6 +258,10 @@ func (a Assumptions) Phrase(n Assumption) string {
 		return "the resource checks every fencing token"
 	case MessageLoss:
 		return fmt.Sprintf("at most %s of messages lost", ppmPercent(a.MessageLossMaxPPM))
+	case NoDuplication:
+		return "no message is delivered twice"
+	case ReplicationMin:
+		return fmt.Sprintf("the key is on at least %d nodes", a.ReplicationMin)
 	}
 	return ""
 }

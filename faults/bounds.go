@@ -41,10 +41,17 @@ type Bounds struct {
 	// and replies lost, by loss or after their request was applied
 	// (ReplyLost), each at most this often.
 	LossMaxPPM PPM
+	// NoDuplicates draws no duplication.
+	NoDuplicates bool
 	// Quarantined and Fenced say the variant relies on the deployment's
 	// restart quarantine and token checks: only then can a draw break them
 	// (Deployment.NoQuarantine, NoFencing).
 	Quarantined, Fenced bool
+	// ReplicationMin, when positive, keeps every ring a topology change
+	// draws at this many members or more. (The world's replication is
+	// drawn by the caller: explore keeps it at ReplicationMin or above,
+	// and breaks it there.)
+	ReplicationMin int
 
 	// Break lists what this draw crosses on purpose. Each seed breaks a
 	// random non-empty subset of those the classes let it break, and keeps
@@ -66,6 +73,8 @@ const (
 	BreakRestartQuarantine Breakable = "restart-quarantine"  // no quarantine, and crashes that lose data
 	BreakTokenChecks       Breakable = "token-checks"        // no token checks, and pauses past the validity
 	BreakMessageLoss       Breakable = "message-loss"        // loss above LossMaxPPM
+	BreakNoDuplication     Breakable = "no-duplication"      // duplicated messages
+	BreakReplicationMin    Breakable = "replication-min"     // fewer replicas: the world's replication, or a ring that shrinks
 )
 
 // breakables lists every Breakable with the class a draw needs to cross it.
@@ -76,7 +85,10 @@ var breakables = []struct {
 	{BreakClockError, ClassSkew}, {BreakClockRate, ClassSkew}, {BreakClockJumps, ClassJump},
 	{BreakUseWithinValidity, ClassPause}, {BreakFixedTopology, ClassTopology},
 	{BreakDurableNodes, ClassAmnesia}, {BreakRestartQuarantine, ClassAmnesia},
-	{BreakTokenChecks, ClassPause}, {BreakMessageLoss, ClassLoss},
+	{BreakTokenChecks, ClassPause}, {BreakMessageLoss, ClassLoss}, {BreakNoDuplication, ClassLoss},
+	// The world's replication breaks it, drawn under the classes whose
+	// worlds draw replication (explore.DefaultWorld); topology is one.
+	{BreakReplicationMin, ClassTopology},
 }
 
 // ParseBreakable reads a Breakable's name.
@@ -125,6 +137,10 @@ func (bd Bounds) bounded(b Breakable) bool {
 		return bd.Fenced
 	case BreakMessageLoss:
 		return bd.LossMaxPPM > 0
+	case BreakNoDuplication:
+		return bd.NoDuplicates
+	case BreakReplicationMin:
+		return bd.ReplicationMin > 0
 	}
 	return false
 }
@@ -152,6 +168,8 @@ func (bd Bounds) Validate(a Allowed) error {
 			return err
 		case !bd.bounded(b):
 			return fmt.Errorf("bounds: nothing bounds %s, so nothing can break it", b)
+		case b == BreakReplicationMin:
+			// The world breaks it (its replication), whatever the classes.
 		case !a.Has(class):
 			return fmt.Errorf("bounds: breaking %s needs fault class %s, not in %s", b, class, a)
 		}
@@ -192,11 +210,14 @@ func (bd Bounds) forbids(f feature, br breakSet) bool {
 		return bd.NoWipes && !br.has(BreakDurableNodes) && !br.has(BreakRestartQuarantine)
 	case featTopology:
 		return bd.NoTopology && !br.has(BreakFixedTopology)
+	case featDuplicate:
+		return bd.NoDuplicates && !br.has(BreakNoDuplication)
 	}
 	return false
 }
 
-// forces is the feature a draw that crosses b must switch on.
+// forces is the feature a draw that crosses b must switch on (numFeatures:
+// none, the world crosses it).
 func forces(b Breakable) feature {
 	switch b {
 	case BreakClockError:
@@ -213,6 +234,10 @@ func forces(b Breakable) feature {
 		return featAmnesia
 	case BreakMessageLoss:
 		return featLoss
+	case BreakNoDuplication:
+		return featDuplicate
+	case BreakReplicationMin:
+		return numFeatures // the world breaks it, not a fault
 	}
 	panic("faults: unknown breakable " + string(b))
 }

@@ -57,11 +57,17 @@ func (e Event) validate(field string, s Shape, clients int) error {
 		}
 		return positive(field+".for", e.For)
 	case Topology:
-		if len(e.Nodes) == 0 {
-			return bad(field+".nodes", "must name at least one node")
+		if len(e.Nodes) == 0 && e.For <= 0 {
+			return bad(field+".nodes", "must name at least one node (an empty topology needs a for: it ends)")
 		}
 		if e.Point != "" && e.Point != WhileHeld {
 			return bad(field+".point", "%q is not a point a topology change can wait for (valid: %s)", e.Point, WhileHeld)
+		}
+		if err := notNegative(field+".for", e.For); err != nil {
+			return err
+		}
+		if err := notNegative(field+".spread", e.Spread); err != nil {
+			return err
 		}
 		return checkSet(field+".nodes", e.Nodes, s.Nodes, "nodes")
 	}
@@ -81,7 +87,7 @@ func (e Event) checkUnused(field string) error {
 		{"node", e.Node != 0}, {"client", e.Client != 0}, {"target", e.Target != ""},
 		{"index", e.Index != 0}, {"nodes", len(e.Nodes) > 0}, {"hosts", len(e.Hosts) > 0},
 		{"for", e.For != 0}, {"delta", e.Delta != 0}, {"wipe", e.Wipe}, {"one_way", e.OneWay},
-		{"point", e.Point != ""},
+		{"point", e.Point != ""}, {"spread", e.Spread != 0}, {"black_hole", e.BlackHole},
 	}
 	for _, f := range set {
 		if f.on && !slices.Contains(used, f.name) {
@@ -96,7 +102,7 @@ func (e Event) checkUnused(field string) error {
 func usedFields(k Kind) []string {
 	switch k {
 	case Crash:
-		return []string{"node", "for", "wipe"}
+		return []string{"node", "for", "wipe", "black_hole"}
 	case Partition:
 		return []string{"nodes", "hosts", "for", "one_way"}
 	case Clog:
@@ -106,7 +112,7 @@ func usedFields(k Kind) []string {
 	case Pause:
 		return []string{"client", "for", "point"}
 	case Topology:
-		return []string{"nodes", "point"}
+		return []string{"nodes", "point", "for", "spread"}
 	}
-	return []string{"node", "client", "target", "index", "nodes", "hosts", "for", "delta", "wipe", "one_way", "point"}
+	return []string{"node", "client", "target", "index", "nodes", "hosts", "for", "delta", "wipe", "one_way", "point", "spread", "black_hole"}
 }

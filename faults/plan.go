@@ -122,12 +122,12 @@ const (
 type Kind string
 
 const (
-	Crash     Kind = "crash"     // Node crashes; restarts after For (0: never). Wipe: restarts empty (amnesia).
+	Crash     Kind = "crash"     // Node crashes; restarts after For (0: never). Wipe: restarts empty (amnesia). BlackHole: while down it does not answer (clients time out) rather than refuse at once.
 	Partition Kind = "partition" // cut Nodes+Hosts from everyone else for For; OneWay: only messages leaving the group are cut
 	Clog      Kind = "clog"      // messages to and from Node are held back until For has passed
 	ClockJump Kind = "jump"      // process (Target, Index) clock jumps by Delta (negative: backwards)
 	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause); Point in-acquire: before one of its server calls inside Acquire, at or after At
-	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order); Point while-held: at the first grant at or after At, if no lock is held then
+	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order), or on a ring the ring's members do; For > 0: for that long, then what it was returns (Nodes may then be empty: a ring rebalancing or bootstrapping); Spread > 0: each client learns of it at its own moment within Spread (stale caches); Point while-held: at the first grant at or after At, if no lock is held then
 )
 
 // Event is one timed fault. Fields beyond At and Kind are used per kind as
@@ -146,6 +146,10 @@ type Event struct {
 	Wipe   bool          `json:"wipe,omitempty"`
 	OneWay bool          `json:"one_way,omitempty"`
 	Point  Point         `json:"point,omitempty"`
+	// Spread: a topology change reaches the clients' caches over this long.
+	Spread time.Duration `json:"spread,omitempty"`
+	// BlackHole: a crashed node's requests go unanswered.
+	BlackHole bool `json:"black_hole,omitempty"`
 }
 
 // Class names a family of faults; generators draw only from the classes

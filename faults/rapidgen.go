@@ -124,6 +124,12 @@ func drawNetwork(t *rapid.T, a Allowed, bd Bounds, br breakSet) Network {
 		n.LossPPM = ppm(featLoss, "loss_ppm", 200_000)
 	}
 	n.DuplicatePPM = ppm(featDuplicate, "duplicate_ppm", 100_000)
+	switch {
+	case br.has(BreakNoDuplication):
+		n.DuplicatePPM = max(n.DuplicatePPM, 1_000) // broken: some duplication, always
+	case bd.forbids(featDuplicate, br):
+		n.DuplicatePPM = 0
+	}
 	n.ReplyLossPPM = ppm(featReplyLoss, "reply_loss_ppm", uint32(replyLossMax(bd, br, n.LossPPM)))
 	if a.permits(featLatency) {
 		n.ExtraLatencyMax = drawMillis(t, "extra_latency_max", 0, 1_000)

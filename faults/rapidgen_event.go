@@ -43,9 +43,11 @@ func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *ra
 			if !rapid.Bool().Draw(t, "forever") {
 				e.For = drawMillis(t, "for", 1, 180_000)
 			}
+			e.BlackHole = rapid.Bool().Draw(t, "black_hole")
 		case featAmnesia:
 			e.Kind, e.Node, e.Wipe = Crash, node(), true
 			e.For = drawMillis(t, "for", 1, 180_000)
+			e.BlackHole = rapid.Bool().Draw(t, "black_hole")
 		case featPartition:
 			e.Kind, e.For = Partition, drawMillis(t, "for", 1, 180_000)
 			e.Nodes, e.Hosts = drawGroup(t, s)
@@ -56,9 +58,33 @@ func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *ra
 			for i := range all {
 				all[i] = i
 			}
-			e.Nodes = rapid.Permutation(all).Draw(t, "nodes")[:s.Replication]
+			perm := rapid.Permutation(all).Draw(t, "nodes")
+			keep := bd.ReplicationMin > 0 && !br.has(BreakReplicationMin)
+			if s.Ring { // the ring's new members: a prefix of a permutation, sorted
+				least := 1
+				if keep {
+					least = min(bd.ReplicationMin, s.Nodes)
+				}
+				e.Nodes = slices.Sorted(slices.Values(perm[:rapid.IntRange(least, s.Nodes).Draw(t, "members")]))
+			} else {
+				e.Nodes = perm[:s.Replication]
+			}
 			if rapid.Bool().Draw(t, "while_held") {
 				e.Point = WhileHeld
+			}
+			// Drawn whether used or not: a fixed number of draws per event
+			// keeps rapid's shrinker from reordering across structures.
+			stale, spread := rapid.Bool().Draw(t, "stale caches"), drawMillis(t, "spread", 1, 30_000)
+			temporary, lasts := rapid.Bool().Draw(t, "temporary"), drawMillis(t, "for", 1, 60_000)
+			empty := rapid.Bool().Draw(t, "empty")
+			if stale {
+				e.Spread = spread
+			}
+			if temporary {
+				e.For = lasts
+				if empty && !keep {
+					e.Nodes = nil
+				}
 			}
 		}
 		return e

@@ -17,6 +17,10 @@ type Shape struct {
 	// TTL is the lock's time-to-live; generators size some faults around it
 	// (a pause inside an acquire that outlasts it). Zero: the post's minute.
 	TTL time.Duration
+	// Ring: keys are placed on a consistent-hashing ring, and a topology
+	// change names the ring's members (any number of nodes) rather than the
+	// key's replica set.
+	Ring bool
 }
 
 // ttl is the shape's TTL, the post's minute when unset.

@@ -99,8 +99,8 @@ func (g swarm) pickFeatures(a Allowed) (on [numFeatures]bool) {
 		}
 	}
 	for _, x := range breakables {
-		if g.br.has(x.b) {
-			on[forces(x.b)] = true
+		if f := forces(x.b); g.br.has(x.b) && f < numFeatures {
+			on[f] = true
 		}
 	}
 	if g.keepsValidity() && on[featPause] && on[featPoints] {

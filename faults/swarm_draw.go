@@ -2,6 +2,7 @@ package faults
 
 import (
 	"cmp"
+	"slices"
 	"time"
 )
 
@@ -14,9 +15,11 @@ func (g swarm) event(f feature, clients int) Event {
 		if g.rng.IntN(8) != 0 { // one crash in eight is for good
 			e.For = g.durIn(time.Second, 3*time.Minute)
 		}
+		e.BlackHole = g.rng.IntN(2) == 0 // half of them time clients out
 	case featAmnesia:
 		e.Kind, e.Node, e.Wipe = Crash, g.rng.IntN(g.s.Nodes), true
 		e.For = g.durIn(time.Second, 3*time.Minute)
+		e.BlackHole = g.rng.IntN(2) == 0
 	case featPartition:
 		e.Kind, e.For = Partition, g.durIn(time.Second, 3*time.Minute)
 		e.Nodes, e.Hosts = g.group()
@@ -43,14 +46,55 @@ func (g swarm) event(f feature, clients int) Event {
 		}
 	case featTopology:
 		// Half of them wait until a lock is held: where moving the key's
-		// items away is felt.
+		// items away is felt. A third reach the clients' caches over a
+		// while; a quarter are a rebalance that ends, a third of those an
+		// empty ring while it rebalances or bootstraps.
 		e.Kind = Topology
-		e.Nodes = g.rng.Perm(g.s.Nodes)[:g.s.Replication]
+		e.Nodes = g.members()
 		if g.rng.IntN(2) == 0 {
 			e.Point = WhileHeld
 		}
+		if g.rng.IntN(3) == 0 {
+			e.Spread = g.durIn(10*time.Millisecond, 30*time.Second)
+		}
+		if g.rng.IntN(4) == 0 {
+			e.For = g.durIn(time.Second, time.Minute)
+			keep := g.bd.ReplicationMin > 0 && !g.br.has(BreakReplicationMin)
+			if g.rng.IntN(3) == 0 && !keep {
+				e.Nodes = nil
+			}
+		}
 	}
 	return e
+}
+
+// members draws a topology change's nodes: on a ring, its new members
+// (each node with probability 3/4, at least one, or the bounds' minimum
+// replication); else the key's new replica set, in DHT order.
+func (g swarm) members() []int {
+	if !g.s.Ring {
+		return g.rng.Perm(g.s.Nodes)[:g.s.Replication]
+	}
+	var out []int
+	for i := range g.s.Nodes {
+		if g.rng.IntN(4) != 0 {
+			out = append(out, i)
+		}
+	}
+	least := 1
+	if g.bd.ReplicationMin > 0 && !g.br.has(BreakReplicationMin) {
+		least = min(g.bd.ReplicationMin, g.s.Nodes)
+	}
+	for _, n := range g.rng.Perm(g.s.Nodes) {
+		if len(out) >= least {
+			break
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // jumpSize draws a clock jump's size: 1 s to 5 min; up to a bound (at it

@@ -78,6 +78,7 @@ func checkPlan(t fataler, p Plan, class Class, s Shape, what string) {
 // TestSwarmRanges pins the documented parameter ranges.
 func TestSwarmRanges(t *testing.T) {
 	var topologies, maxDrift, pausesOverTTL, oneWay, forever, bursts int
+	var emptyTopologies, staleTopologies, blackHoles int
 	for seed := range uint64(swarmSeeds) {
 		p := Swarm(seed, []Class{ClassAll}, defaultShape)
 		n := p.Network
@@ -103,8 +104,14 @@ func TestSwarmRanges(t *testing.T) {
 			}
 			if e.Kind == Topology {
 				topologies++
-				if len(e.Nodes) != defaultShape.Replication {
-					t.Fatalf("seed %d: topology %v is not replication-sized", seed, e.Nodes)
+				if len(e.Nodes) != defaultShape.Replication && !(len(e.Nodes) == 0 && e.For > 0) {
+					t.Fatalf("seed %d: topology %v is not replication-sized, nor empty for a while", seed, e.Nodes)
+				}
+				if len(e.Nodes) == 0 {
+					emptyTopologies++
+				}
+				if e.Spread > 0 {
+					staleTopologies++
 				}
 			}
 			if e.Kind == Pause && e.For > defaultTTL {
@@ -115,6 +122,9 @@ func TestSwarmRanges(t *testing.T) {
 			}
 			if e.Kind == Crash && e.For == 0 {
 				forever++
+			}
+			if e.BlackHole {
+				blackHoles++
 			}
 		}
 		if topologies > 3 {
@@ -135,9 +145,26 @@ func TestSwarmRanges(t *testing.T) {
 	if maxDrift < 100_000 {
 		t.Errorf("largest drift %d ppm: large drift is never drawn", maxDrift)
 	}
-	if pausesOverTTL == 0 || oneWay == 0 || forever == 0 || bursts == 0 {
-		t.Errorf("pauses over the TTL %d, one-way partitions %d, crashes for good %d, crash bursts %d: want some of each",
-			pausesOverTTL, oneWay, forever, bursts)
+	if pausesOverTTL == 0 || oneWay == 0 || forever == 0 || bursts == 0 || emptyTopologies == 0 || staleTopologies == 0 || blackHoles == 0 {
+		t.Errorf("pauses over the TTL %d, one-way partitions %d, crashes for good %d, crash bursts %d, empty topologies %d, "+
+			"stale topologies %d, black-hole crashes %d: want some of each",
+			pausesOverTTL, oneWay, forever, bursts, emptyTopologies, staleTopologies, blackHoles)
+	}
+	ring := defaultShape
+	ring.Ring = true
+	sizes := map[int]bool{}
+	for seed := range uint64(swarmSeeds) {
+		for _, e := range Swarm(seed, []Class{ClassTopology}, ring).Events {
+			if err := (Plan{Events: []Event{e}}).Validate(ring); err != nil {
+				t.Fatalf("seed %d: ring topology %v: %v", seed, e, err)
+			}
+			sizes[len(e.Nodes)] = true
+		}
+	}
+	for n := 0; n <= ring.Nodes; n++ {
+		if !sizes[n] {
+			t.Errorf("no ring topology change has %d members (want every size, 0 for a while)", n)
+		}
 	}
 }
 

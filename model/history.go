@@ -93,6 +93,10 @@ type History struct {
 	Healed int64 `json:"healed"`
 	// TTL is the lock's time to live, ns; liveness bounds are multiples of it.
 	TTL int64 `json:"ttl"`
+	// Think is the longest a client waits between two attempts of its own
+	// (the workload's think time), ns: a waiting client may spend that
+	// long not asking, so liveness bounds add it.
+	Think int64 `json:"think,omitempty"`
 	// Fenced says the resource checked tokens.
 	Fenced bool `json:"fenced,omitempty"`
 	// Leftovers are lock items still on nodes when the run ended.
@@ -111,14 +115,18 @@ type History struct {
 	// Restarts are the nodes that came back up, in time order: when, and
 	// whether they had lost their data while down.
 	Restarts []Restart `json:"restarts,omitempty"`
+	// Replicas is how many nodes held the key when the run began.
+	Replicas int `json:"replicas"`
 	// Moves are the key's topology changes, when they happened.
 	Moves []Move `json:"moves,omitempty"`
 }
 
-// Move is the key's topology becoming Nodes.
+// Move is the key's topology becoming Nodes: true from Time, known to
+// every client by Until (caches learn of it at their own moments).
 type Move struct {
 	Time  int64 `json:"t"`
 	Nodes []int `json:"nodes"`
+	Until int64 `json:"until"`
 }
 
 // Restart is a node coming back up after its last open crash window.

@@ -4,8 +4,10 @@ import "fmt"
 
 // DefaultLivenessBoundTTLs is how many TTLs a waiting client may go without
 // anyone holding the lock, once faults healed, before that is a liveness
-// violation. One TTL covers a lock item left by a crashed holder expiring;
-// the rest is slack for retries and backoff.
+// violation (plus the clients' longest think time, History.Think: a client
+// that failed may wait that long before it asks again). One TTL covers a
+// lock item left by a crashed holder expiring; the rest is slack for
+// retries and backoff.
 const DefaultLivenessBoundTTLs = 3
 
 // CheckOptions tune Check. The zero value is DefaultCheckOptions.
@@ -14,8 +16,8 @@ type CheckOptions struct {
 	// the sweep. The sweep alone decides by default (it is much faster); the
 	// two must agree, and CheckErr reports it as an error if they do not.
 	Porcupine bool
-	// LivenessBoundTTLs is the liveness bound in multiples of History.TTL;
-	// 0 means DefaultLivenessBoundTTLs.
+	// LivenessBoundTTLs is the liveness bound in multiples of History.TTL,
+	// plus History.Think; 0 means DefaultLivenessBoundTTLs.
 	LivenessBoundTTLs int64
 	// LivenessBoundNS, when positive, is the liveness bound in nanoseconds
 	// and overrides LivenessBoundTTLs.
@@ -49,5 +51,5 @@ func (o CheckOptions) LivenessBound(h History) int64 {
 	if ttls == 0 {
 		ttls = DefaultLivenessBoundTTLs
 	}
-	return ttls * h.TTL
+	return ttls*h.TTL + h.Think
 }

@@ -33,10 +33,17 @@ type Config struct {
 	// RestartingVersions makes a node's per-key versions restart at 1 when a
 	// key is re-created, so versions can repeat (ABA). Off: never reused.
 	RestartingVersions bool `json:"restarting_versions,omitempty"`
+
+	// Placement is how the DHT places keys on nodes: PlacementRing
+	// (consistent hashing, each key its own replica set) or PlacementFirst
+	// (every key on the first Replication nodes; "" reads as it, as repro
+	// files from before placement existed were recorded).
+	Placement string `json:"placement,omitempty"`
 }
 
-// DefaultConfig is the blog post's setting: five nodes, the key on three,
-// three hosts with one thread each, a one-minute TTL, ten simulated minutes.
+// DefaultConfig is the blog post's setting: five nodes, the key on three
+// of them placed by consistent hashing, three hosts with one thread each, a
+// one-minute TTL, ten simulated minutes.
 func DefaultConfig() Config {
 	return Config{
 		Nodes: 5, Replication: 3, Hosts: 3, ThreadsPerHost: 1,
@@ -46,6 +53,7 @@ func DefaultConfig() Config {
 		HoldMin:    100 * time.Millisecond, HoldMax: 2 * time.Second,
 		ThinkMin: 100 * time.Millisecond, ThinkMax: 3 * time.Second,
 		MaxEvents: 5_000_000, MaxStepsNoYield: 100_000,
+		Placement: PlacementRing,
 	}
 }
 
@@ -95,6 +103,8 @@ func (c Config) Validate() error {
 		return bad("max_events", "must be at least 1")
 	case c.MaxStepsNoYield < 1:
 		return bad("max_steps_no_yield", "must be at least 1")
+	case c.Placement != "" && c.Placement != PlacementFirst && c.Placement != PlacementRing:
+		return bad("placement", fmt.Sprintf("%q is not %s or %s", c.Placement, PlacementRing, PlacementFirst))
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 
 	"locksim/faults"
 	"locksim/model"
@@ -48,6 +47,10 @@ func (w *world) healedAt() int64 {
 			} else {
 				end += int64(e.For)
 			}
+		case faults.Topology:
+			// Healed once every client knows of the change, and of its end
+			// if it has one.
+			end += int64(e.For) + int64(e.Spread)
 		}
 		healed = max(healed, end)
 	}
@@ -64,11 +67,18 @@ func (w *world) startFault(i int) {
 		n := &w.nodes[e.Node]
 		n.up = false
 		n.crashes++
+		if e.BlackHole {
+			n.blackHoles++
+		}
 		if e.Wipe {
 			n.store.wipe()
 			n.wiped = true
 		}
-		w.note("!! crash %s (wipe=%v) for %s", n.name, e.Wipe, fmtTime(int64(e.For)))
+		hole := ""
+		if e.BlackHole {
+			hole = ", a black hole: no answers"
+		}
+		w.note("!! crash %s (wipe=%v%s) for %s", n.name, e.Wipe, hole, fmtTime(int64(e.For)))
 		if e.For > 0 {
 			w.q.push(w.now+int64(e.For), evFaultEnd, int32(i), 0)
 		}
@@ -105,18 +115,10 @@ func (w *world) startFault(i int) {
 			w.pendingMoves = append(w.pendingMoves, i)
 			return
 		}
-		w.moveKey(e.Nodes)
+		w.startTopology(i)
 	default:
 		panic(fmt.Sprintf("sim: unknown fault kind %q passed validation", e.Kind))
 	}
-}
-
-// moveKey makes nodes the key's topology, now.
-func (w *world) moveKey(nodes []int) {
-	w.topology = append([]int(nil), nodes...)
-	w.topoGen++
-	w.note("!! topology of the key becomes %v", nodes)
-	w.hist.Moves = append(w.hist.Moves, model.Move{Time: w.now, Nodes: slices.Clone(nodes)})
 }
 
 // someoneHolds reports whether a client believes it holds the lock.
@@ -132,7 +134,7 @@ func (w *world) someoneHolds() bool {
 // movePending applies the topology changes that waited for a grant.
 func (w *world) movePending() {
 	for _, i := range w.pendingMoves {
-		w.moveKey(w.plan.Events[i].Nodes)
+		w.startTopology(i)
 	}
 	w.pendingMoves = w.pendingMoves[:0]
 }
@@ -143,6 +145,9 @@ func (w *world) endFault(i int) {
 	case faults.Crash:
 		n := &w.nodes[e.Node]
 		n.crashes--
+		if e.BlackHole {
+			n.blackHoles--
+		}
 		if n.crashes > 0 {
 			w.note("!! crash of %s from event %d ends; still down (another crash is open)", n.name, i)
 			return
@@ -152,6 +157,8 @@ func (w *world) endFault(i int) {
 		w.hist.Restarts = append(w.hist.Restarts, model.Restart{Node: e.Node, Time: w.now, Empty: n.wiped})
 		n.wiped = false
 		w.note("!! restart %s", n.name)
+	case faults.Topology:
+		w.endTopology(i)
 	case faults.Partition:
 		for j := range w.parts {
 			if w.parts[j].id == i {
@@ -178,6 +185,11 @@ func validatePlan(p faults.Plan, cfg Config) error {
 }
 
 func shapeOf(cfg Config) faults.Shape {
+	return ShapeOf(cfg)
+}
+
+// ShapeOf is the world a plan for cfg must fit.
+func ShapeOf(cfg Config) faults.Shape {
 	return faults.Shape{Nodes: cfg.Nodes, Replication: cfg.Replication, Hosts: cfg.Hosts,
-		Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration, TTL: cfg.TTL}
+		Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration, TTL: cfg.TTL, Ring: cfg.Placement == PlacementRing}
 }

@@ -182,6 +182,12 @@ func (w *world) turnAround(m *message, i int32) {
 func (w *world) nodeStep(ni int, m *message, i int32) {
 	n := &w.nodes[ni]
 	switch {
+	case !n.up && n.blackHoles > 0:
+		if w.tracing {
+			w.note("%s drops %s (down, no answer)", n.name, w.describe(m))
+		}
+		w.freeMsg(i) // as a message dropped at send: see send
+		return
 	case !n.up:
 		m.rep = reply{err: errServerDown} // a crashed node's host refuses at once
 		if w.tracing {

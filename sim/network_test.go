@@ -29,9 +29,11 @@ func (l *scriptLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 func (l *scriptLock) Release(algorithm.Env, string, algorithm.Grant) {}
 
 // netConfig: two nodes, two single-thread hosts, a fixed 1ms one-way
-// latency (every round trip takes exactly 2ms), clients start at once.
+// latency (every round trip takes exactly 2ms), clients start at once; the
+// key on n0 then n1 (PlacementFirst), so a script can name a node by index.
 func netConfig() Config {
 	c := DefaultConfig()
+	c.Placement = PlacementFirst
 	c.Nodes, c.Replication, c.Hosts, c.ThreadsPerHost = 2, 2, 2, 1
 	c.LatencyMin, c.LatencyMax, c.LatencyTail = time.Millisecond, time.Millisecond, 0
 	c.ThinkMin, c.ThinkMax = 0, 0

@@ -234,13 +234,16 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 
 // node is one DHT node: a store plus its liveness.
 type node struct {
-	name      string
-	store     *store
-	up        bool
-	crashes   int   // crash windows open now: the node is up only at zero
-	clogUntil int64 // true time; deliveries wait until then
-	restartAt int64 // true time of the last restart (quarantine)
-	restarted bool
-	wiped     bool // lost its data while down (cleared at restart)
-	clock     clock
+	name    string
+	store   *store
+	up      bool
+	crashes int // crash windows open now: the node is up only at zero
+	// blackHoles counts the open crash windows whose node does not answer
+	// at all; while any is, requests vanish and their clients time out.
+	blackHoles int
+	clogUntil  int64 // true time; deliveries wait until then
+	restartAt  int64 // true time of the last restart (quarantine)
+	restarted  bool
+	wiped      bool // lost its data while down (cleared at restart)
+	clock      clock
 }

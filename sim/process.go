@@ -62,8 +62,9 @@ type process struct {
 	openOp      model.Kind // the operation whose return is pending (0: none)
 
 	servers  []algorithm.Server // one stub per node, made once
-	topoGen  int
-	topoView []algorithm.Server
+	viewGen  int                // the topology generation this client knows of
+	topo     [3]topoEntry       // the views it built last (topologyView)
+	topoNext int
 }
 
 // timedOut is the reply of every call that timed out. No one writes to it.
@@ -77,7 +78,6 @@ func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 	p := &process{w: w, idx: idx, host: host, name: name,
 		workRand: newStream(seed, streamWorkload+uint64(idx)),
 		algoRand: newAlgoStream(seed, streamAlgo+uint64(idx)),
-		topoGen:  -1,
 	}
 	p.lock = p.newLock()
 	p.servers = make([]algorithm.Server, len(w.nodes))
@@ -290,16 +290,7 @@ func (p *process) localNow() int64 { return p.w.hosts[p.host].clock.local(p.w.no
 
 func (p *process) Topology(key string) []algorithm.Server {
 	p.step()
-	// A view is rebuilt only when the topology changed; views are never
-	// mutated, so an algorithm may keep one across calls.
-	if p.topoGen != p.w.topoGen {
-		view := make([]algorithm.Server, len(p.w.topology))
-		for i, ni := range p.w.topology {
-			view[i] = p.servers[ni]
-		}
-		p.topoView, p.topoGen = view, p.w.topoGen
-	}
-	return p.topoView
+	return p.topologyView(key)
 }
 
 func (p *process) Now() time.Duration    { p.step(); return time.Duration(p.localNow()) }

@@ -12,6 +12,7 @@ const (
 	evValidity                   // client a's hold b reached its validity deadline
 	evFault                      // plan event a starts
 	evFaultEnd                   // plan event a ends (restart, heal, unclog, unpause)
+	evView                       // client a learns of topology generation b
 	evEnd                        // the run's virtual time is up
 )
 

@@ -11,6 +11,7 @@ import (
 const (
 	streamNetwork  = 1
 	streamPoints   = 2
+	streamTopology = 3
 	streamWorkload = 1 << 20 // + client index
 	streamAlgo     = 2 << 20 // + client index
 )

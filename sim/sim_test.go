@@ -41,8 +41,11 @@ func (naiveLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
 
 var naive = algorithm.Variant{Name: "naive", New: func() algorithm.Lock { return naiveLock{} }}
 
+// smallConfig is the default world for two minutes, every key on n0, n1, n2
+// in that order (PlacementFirst), so that tests can name nodes by index.
 func smallConfig() Config {
 	c := DefaultConfig()
+	c.Placement = PlacementFirst
 	c.Duration = 2 * time.Minute
 	return c
 }

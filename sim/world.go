@@ -18,11 +18,18 @@ type world struct {
 	end     int64
 	q       queue
 
-	nodes    []node
-	hosts    []host
-	clients  []*process
-	topology []int // node indexes holding the key, in DHT order
-	topoGen  int   // bumped on every topology change
+	nodes   []node
+	hosts   []host
+	clients []*process
+	// Topology (topology.go): every membership so far, by generation, and
+	// the true one now; restores are the memberships temporary changes
+	// replaced.
+	isRing   bool
+	ring     ring
+	views    [][]int
+	gen      int
+	restores []topologyRestore
+	topoRand stream // when each client learns of a change that spreads
 	// pendingMoves are plan events (topology, while-held) waiting for a grant.
 	pendingMoves []int
 
@@ -103,6 +110,7 @@ func newWorld(s Scenario) (*world, error) {
 	w := &world{
 		cfg: cfg, variant: s.Variant, plan: s.Plan, end: int64(cfg.Duration),
 		netRand: newStream(s.Seed, streamNetwork), pointRnd: newStream(s.Seed, streamPoints),
+		topoRand: newStream(s.Seed, streamTopology), isRing: cfg.Placement == PlacementRing,
 		quarantine: s.Variant.Envelope.Quarantined() && !s.Plan.Deployment.NoQuarantine,
 		fenced:     s.Variant.Envelope.Fenced() && !s.Plan.Deployment.NoFencing,
 		hash:       fnvOffset, tracing: s.Trace,
@@ -119,12 +127,13 @@ func newWorld(s Scenario) (*world, error) {
 	for i := range w.hosts {
 		w.hosts[i] = host{name: fmt.Sprintf("h%d", i)}
 	}
-	w.topology = make([]int, cfg.Replication)
-	for i := range w.topology {
-		w.topology[i] = i
+	if w.isRing {
+		w.ring = newRing(cfg.Nodes)
 	}
+	w.views = [][]int{w.initialMembers()}
 	w.applyClocks()
-	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Fenced: w.fenced, Healed: w.healedAt()}
+	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Think: int64(cfg.ThinkMax), Fenced: w.fenced, Healed: w.healedAt(),
+		Replicas: len(w.placement(w.views[0], LockKey))}
 	w.takeBuffers(s.Buffers)
 	for h := 0; h < cfg.Hosts; h++ {
 		for t := 0; t < cfg.ThreadsPerHost; t++ {
@@ -194,6 +203,8 @@ func (w *world) runEvents() *process {
 			w.clients[e.a].unpause()
 		case evValidity:
 			w.clients[e.a].validityPassed(e.b)
+		case evView:
+			w.clients[e.a].learnView(e.b)
 		case evFault:
 			w.startFault(int(e.a))
 		case evFaultEnd:

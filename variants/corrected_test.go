@@ -39,7 +39,7 @@ func TestCorrectedTriesAllServers(t *testing.T) {
 }
 
 // corrected retries a failed attempt three times after a random backoff,
-// and leaves nothing behind.
+// twice as long after each failure, and leaves nothing behind.
 func TestCorrectedRetriesWithBackoff(t *testing.T) {
 	w := algotest.NewWorld(3)
 	for _, n := range w.Nodes[1:] {
@@ -53,9 +53,9 @@ func TestCorrectedRetriesWithBackoff(t *testing.T) {
 	if len(env.Slept) != 3 {
 		t.Fatalf("slept %v, want three backoffs", env.Slept)
 	}
-	for _, d := range env.Slept {
-		if d < retryDelayMin || d >= retryDelayMin+retryDelaySpread {
-			t.Fatalf("backoff %v outside [%v, %v)", d, retryDelayMin, retryDelayMin+retryDelaySpread)
+	for i, d := range env.Slept {
+		if lo, hi := retryDelayMin<<i, (retryDelayMin+retryDelaySpread)<<i; d < lo || d >= hi {
+			t.Fatalf("backoff %d: %v outside [%v, %v)", i, d, lo, hi)
 		}
 	}
 	if env.Slept[0] == env.Slept[1] && env.Slept[1] == env.Slept[2] {
@@ -163,5 +163,51 @@ func TestRetryOutlivesADuplicateOfTheFailedAttemptsClear(t *testing.T) {
 				t.Fatalf("the grant holds %d of 3 nodes after the stale clear: a second client can take a majority", held)
 			}
 		})
+	}
+}
+
+// With two replicas, an attempt that meets a foreign item on the first
+// stops there: a majority (both) is out of reach, and writing the second
+// would only split the vote with the holder (seed 1068 of class all).
+func TestCorrectedStopsOnceAMajorityIsOutOfReach(t *testing.T) {
+	w := algotest.NewWorld(2)
+	w.Nodes[0].SetIfAbsentTTL("k_lock", "h9", time.Hour)
+	env := w.NewEnv("h1", "h1/t0", 1)
+	if mustLookup(t, "corrected").New().Acquire(env, "k").Granted {
+		t.Fatal("granted with one of two nodes held by another host")
+	}
+	if it, ok := w.Nodes[1].Item("k_lock"); ok {
+		t.Fatalf("n2 holds %+v", it)
+	}
+	for _, line := range w.Log {
+		if strings.Contains(line, "n2 setnx") {
+			t.Fatalf("wrote n2 once a majority was out of reach: %v", w.Log)
+		}
+	}
+}
+
+// A write whose reply was lost may have been applied; the failed attempt's
+// delete may also have come before it. The client deletes such items
+// again at its next acquire, so none stays behind for a TTL.
+func TestCorrectedDeletesUnsureItemsAgain(t *testing.T) {
+	w := algotest.NewWorld(3)
+	w.Nodes[1].SetIfAbsentTTL("k_lock", "h9", time.Hour)
+	w.Nodes[2].SetIfAbsentTTL("k_lock", "h9", time.Hour)
+	w.Nodes[0].LoseReplies = 1 // the first write lands, its reply is lost
+	lock := mustLookup(t, "corrected").New()
+	env := w.NewEnv("h1", "h1/t0", 1)
+	if lock.Acquire(env, "k").Granted {
+		t.Fatal("granted while another host holds two of three nodes")
+	}
+	w.Log = nil
+	lock.Acquire(env, "k")
+	deletes := 0
+	for _, line := range w.Log {
+		if strings.Contains(line, "n1 cad") {
+			deletes++
+		}
+	}
+	if deletes == 0 {
+		t.Errorf("the next acquire did not delete the item whose write timed out again: %v", w.Log)
 	}
 }

@@ -35,6 +35,7 @@ func Mutants() []Mutant {
 		{"corrected", "foreign-item-counted", "if rerr != nil && val.Owner != owner { return err }", mutForeignCounted, ""},
 		{"corrected", "no-partial-clear", "fail returns false without clearLock", mutNoPartialClear, ""},
 		{"corrected", "release-once", "one CompareAndDelete per server, no retry", mutReleaseOnce, ""},
+		{"corrected", "no-early-stop", "continue on KeyAlreadyExists, without the majority-out-of-reach break", mutNoEarlyStop, ""},
 		{"fenced", "token-no-tie-break", "g.Token = counter", mutTokenNoTieBreak, ""},
 		{"fenced", "catch-up-impatient", "if err != nil { return false } in catchUp", mutCatchUpImpatient, ""},
 		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,
@@ -64,11 +65,11 @@ func mutantConstructor(base string, mut mutation) func() algorithm.Lock {
 	switch base {
 	case "corrected":
 		return func() algorithm.Lock {
-			return dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth, mut: mut}
+			return newDHTLock(correctedFixes, mut)
 		}
 	case "fenced":
 		return func() algorithm.Lock {
-			return fencedLock{lock: dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth, mut: mut}, mut: mut}
+			return fencedLock{lock: newDHTLock(correctedFixes, mut), mut: mut}
 		}
 	case "redlock":
 		return func() algorithm.Lock {

@@ -48,7 +48,7 @@ func init() {
 		Name:    "fenced",
 		Summary: "corrected + fencing tokens from a majority of per-node counters",
 		New: func() algorithm.Lock {
-			return fencedLock{lock: dhtLock{fix: correctedFixes, maxDepth: algorithm.OriginalMaxDepth}}
+			return fencedLock{lock: newDHTLock(correctedFixes, asDesigned)}
 		},
 		Envelope: algorithm.Envelope{
 			// Fencing promises the resource, not the lock: beliefs may
@@ -112,9 +112,19 @@ func fenceToken(env algorithm.Env, key string, mut mutation) (uint64, bool) {
 	var replies []reply
 	var token uint64
 	for _, server := range topology {
-		if v, err := server.Increment(fenceKey); err == nil {
-			replies = append(replies, reply{server, v})
-			token = max(token, v)
+		// An increment that got no answer is asked again, as catchUp asks:
+		// one more increment is harmless, and one lost reply failed the
+		// whole acquire (found by locksim: fenced, one client under 16%
+		// loss, seed 3327 of class all, 74 s without a grant).
+		for range catchUpPatience {
+			if v, err := server.Increment(fenceKey); err == nil {
+				replies = append(replies, reply{server, v})
+				token = max(token, v)
+				break
+			}
+			if mut == mutCatchUpImpatient {
+				break
+			}
 		}
 	}
 	if len(replies) < majority {

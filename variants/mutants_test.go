@@ -15,10 +15,16 @@ import (
 
 // knownSurvivors are mutants the default sweep does not flag yet, with why:
 // a finding about the generators, kept until they reach that edge. The test
-// fails once one is flagged, so the list stays true. None since seeds draw
-// their worlds: fenced~catch-up-impatient, flagged first at seed 9783 in
-// the fixed world, falls at seed 10 in a drawn one.
-var knownSurvivors = map[string]string{}
+// fails once one is flagged, so the list stays true.
+var knownSurvivors = map[string]string{
+	"corrected~release-once": "a delete that goes unanswered is remembered and sent again at the client's next clear " +
+		"(its next failure, release or acquire), so a release sent once is retried later rather than at once: " +
+		"leftovers last a little longer, not long enough to starve anyone within 1000 seeds",
+	"corrected~no-early-stop": "splitting the vote needs two replicas and clients in hot contention: " +
+		"the unmutated lock starved once in 4000 seeds before the early stop (seed 1068)",
+	"fenced~catch-up-impatient": "starves waiters only after the key's counters lag (a wipe or a move) under heavy loss; " +
+		"flagged at seed 785 before corrected deleted unsure items again, which made its grants more frequent",
+}
 
 // minKillRate is the share of the mutants that are not equivalent that the
 // default sweep must flag.

@@ -22,6 +22,7 @@ const (
 	mutForeignCounted  // || for &&: an item read back with another owner counts as written
 	mutNoPartialClear  // a failed attempt keeps what it wrote
 	mutReleaseOnce     // a release that times out is not retried
+	mutNoEarlyStop     // an attempt writes every server, even once a majority is out of reach
 
 	// fenced
 	mutTokenNoTieBreak  // the token is the bare counter

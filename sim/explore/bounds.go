@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"locksim/algorithm"
@@ -24,6 +25,8 @@ func (t Target) Bounds() faults.Bounds {
 		LossMaxPPM:          faults.PPM(min(a.MessageLossMaxPPM, int64(faults.Million))),
 		Quarantined:         a.RestartQuarantine,
 		Fenced:              a.ResourceChecksTokens,
+		ReplicationMin:      a.ReplicationMin,
+		NoDuplicates:        a.NoDuplication,
 	}
 	if a.UseWithinValidity {
 		// The longest the access after a pause can take to reach the
@@ -49,7 +52,10 @@ func (t Target) validateBeyond() error {
 			return fmt.Errorf("%s does not assume %s, so there is nothing to break (it assumes: %s)",
 				t.Variant.Name, n, strings.ReplaceAll(assumptionList(assumed), ",", ", "))
 		}
-		if class := faults.Breakable(n).ClassOf(); !faults.Allow(t.Classes...).Has(class) {
+		if n == algorithm.ReplicationMin && !slices.Contains(t.World, WorldReplication) {
+			return fmt.Errorf("breaking %s takes a world that draws its replication (-world with replication in it, and no -replication pin)", n)
+		}
+		if class := faults.Breakable(n).ClassOf(); n != algorithm.ReplicationMin && !faults.Allow(t.Classes...).Has(class) {
 			return fmt.Errorf("breaking %s takes faults of class %s, which the target's classes (%s) leave out",
 				n, class, faults.Allow(t.Classes...))
 		}
@@ -75,6 +81,12 @@ func (t Target) BeyondAll() []algorithm.Assumption {
 	var out []algorithm.Assumption
 	allowed := faults.Allow(t.Classes...)
 	for _, n := range t.Variant.Envelope.Assumed() {
+		if n == algorithm.ReplicationMin {
+			if slices.Contains(t.World, WorldReplication) {
+				out = append(out, n)
+			}
+			continue
+		}
 		if allowed.Has(faults.Breakable(n).ClassOf()) {
 			out = append(out, n)
 		}

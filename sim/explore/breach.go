@@ -81,6 +81,12 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan,
 		return wipeBreach(plan, h.End)
 	case algorithm.RestartQuarantine:
 		return quarantineBreach(plan, h)
+	case algorithm.ReplicationMin:
+		return replicationBreach(a.ReplicationMin, h)
+	case algorithm.NoDuplication:
+		if d := int64(plan.Network.DuplicatePPM); d > 0 {
+			return Breach{By: "network.duplicate_ppm", Detail: fmt.Sprintf("%s of messages delivered twice", ppm(d))}, true
+		}
 	case algorithm.TokenChecks:
 		if plan.Deployment.NoFencing {
 			return Breach{By: "deployment.no_fencing", Detail: "the resource ignored fencing tokens"}, true
@@ -347,8 +353,10 @@ func clientName(h model.History, c int) string {
 }
 
 // topologyBreach: the first topology change (as it happened: a change
-// may wait for a grant) between the call of an acquire that was granted
-// and the end of its hold.
+// may wait for a grant) while an acquire that was granted was in flight or
+// its hold lasted: from the change until every client knew of it (a
+// client with a stale view acquires on the old nodes), between the call of
+// the acquire and the end of its hold.
 func topologyBreach(h model.History) (Breach, bool) {
 	if len(h.Moves) == 0 {
 		return Breach{}, false
@@ -362,12 +370,28 @@ func topologyBreach(h model.History) (Breach, bool) {
 	for _, mv := range h.Moves {
 		for _, a := range attempts {
 			hd, granted := endOf[a.ReturnSeq]
-			if a.Outcome != model.Granted || !granted || mv.Time < a.CallTime || mv.Time >= hd.EndTime {
+			if a.Outcome != model.Granted || !granted || max(mv.Until, mv.Time) < a.CallTime || mv.Time >= hd.EndTime {
 				continue
 			}
-			return Breach{Time: mv.Time, By: fmt.Sprintf("a topology change (the key moves to nodes %v at %s)", mv.Nodes, model.Seconds(mv.Time)),
+			return Breach{Time: max(mv.Time, a.CallTime), By: fmt.Sprintf("a topology change (the key moves to nodes %v at %s)", mv.Nodes, model.Seconds(mv.Time)),
 				Detail: fmt.Sprintf("%s's lock, asked for at %s, was held until %s", clientName(h, a.Client),
 					model.Seconds(a.CallTime), model.Seconds(hd.EndTime))}, true
+		}
+	}
+	return Breach{}, false
+}
+
+// replicationBreach: the key on fewer than least nodes, as deployed or
+// after a topology change.
+func replicationBreach(least int, h model.History) (Breach, bool) {
+	if h.Replicas < least {
+		return Breach{Time: 0, By: fmt.Sprintf("the world (the key on %d nodes)", h.Replicas),
+			Detail: fmt.Sprintf("the key was on %d nodes, fewer than %d", h.Replicas, least)}, true
+	}
+	for _, mv := range h.Moves {
+		if len(mv.Nodes) < least {
+			return Breach{Time: mv.Time, By: fmt.Sprintf("a topology change (the key moves to nodes %v at %s)", mv.Nodes, model.Seconds(mv.Time)),
+				Detail: fmt.Sprintf("the key was on %d nodes, fewer than %d", len(mv.Nodes), least)}, true
 		}
 	}
 	return Breach{}, false

@@ -8,7 +8,6 @@ import (
 	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
-	"locksim/sim"
 	"locksim/variants"
 )
 
@@ -197,14 +196,14 @@ func TestClassify(t *testing.T) {
 }
 
 // Plans drawn inside an envelope break none of its assumptions that the
-// plan alone decides: clocks, jumps, wipes, loss, deployment lapses.
+// plan and the world alone decide: clocks, jumps, wipes, loss,
+// duplication, deployment lapses, replication.
 func TestInsideDrawsBreakNoPlanAssumption(t *testing.T) {
-	cfg := sim.DefaultConfig()
 	for _, v := range variants.All() {
-		tg := Target{Variant: v, Config: cfg, Classes: []faults.Class{faults.ClassAll}}
+		tg := DefaultTarget(v)
 		for seed := uint64(1); seed <= 2000; seed++ {
-			plan := tg.PlanFor(seed)
-			for _, b := range Breaches(v.Envelope, plan, model.History{End: int64(cfg.Duration)}) {
+			plan, cfg := tg.PlanFor(seed), tg.At(seed).Config
+			for _, b := range Breaches(v.Envelope, plan, model.History{End: int64(cfg.Duration), Replicas: cfg.Replication}) {
 				t.Fatalf("%s seed %d: the plan drawn inside breaks %v", v.Name, seed, b)
 			}
 		}

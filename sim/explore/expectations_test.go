@@ -31,19 +31,27 @@ import (
 // A clean cell is checked over expectCleanSeeds seeds, a buggy one searched
 // over up to expectBugSeeds; -long checks 200 of each.
 
-// bugs is a set of violation kinds, as a cell of knownBugs expects them.
+// bugs is a set of violation kinds, as a cell of knownBugs expects them:
+// bugM, bugU, bugL must each show within budget; mayM, mayU, mayL may show
+// (rarely, so within budget or not) and need not.
 type bugs uint8
 
 const (
-	noBug  bugs = 0
-	bugM   bugs = 1 << iota // mutual exclusion
-	bugU                    // lost update
-	bugL                    // liveness
-	bugMU  = bugM | bugU
-	bugMUL = bugM | bugU | bugL
+	noBug bugs = 0
+	bugM  bugs = 1 << iota // mutual exclusion
+	bugU                   // lost update
+	bugL                   // liveness
+	mayM
+	mayU
+	mayL
+	bugMU = bugM | bugU
+	mayMU = mayM | mayU
 )
 
-func (b bugs) has(k model.ViolationKind) bool {
+func (b bugs) has(k model.ViolationKind) bool { return b.must(k) || b.may(k) }
+
+// must reports whether kind k must show.
+func (b bugs) must(k model.ViolationKind) bool {
 	switch k {
 	case model.MutualExclusion:
 		return b&bugM != 0
@@ -55,11 +63,30 @@ func (b bugs) has(k model.ViolationKind) bool {
 	return false
 }
 
+// may reports whether kind k may show without having to.
+func (b bugs) may(k model.ViolationKind) bool {
+	switch k {
+	case model.MutualExclusion:
+		return b&mayM != 0
+	case model.LostUpdate:
+		return b&mayU != 0
+	case model.Liveness:
+		return b&mayL != 0
+	}
+	return false
+}
+
+// required is b less what it only allows.
+func (b bugs) required() bugs { return b & (bugM | bugU | bugL) }
+
 func (b bugs) String() string {
 	var s []string
 	for _, k := range []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness} {
-		if b.has(k) {
+		switch {
+		case b.must(k):
 			s = append(s, string(k))
+		case b.may(k):
+			s = append(s, "maybe "+string(k))
 		}
 	}
 	if len(s) == 0 {
@@ -81,26 +108,26 @@ var columns = []faults.Class{faults.ClassNone, faults.ClassLoss, faults.ClassAmb
 //   - crash, amnesia, partition, topology draw replication 1, where the
 //     quorum arithmetic grants with nothing written (bug 4); fix-quorum
 //     fixes it, and is left with the amnesia bug (6, holds drawn close to
-//     the TTL) and the topology one (5, 6 or 7 nodes);
+//     the TTL; rare here) and the topology one (5, 6 or 7 nodes);
 //   - pause: the holder never learns its lock expired (bug 3); fix-validity
 //     fixes it, inside its envelope (no use after the validity);
 //   - threads: threads of a host share the lock (bug 1); fix-identity;
-//   - loss, ambiguous, and rarely crashes and partitions: a failed acquire
-//     leaves its partial locks behind and starves everyone (bug 7);
-//     fix-partial. fix-clock starves less often (its items expire on their
-//     own), still within budget;
+//   - loss, ambiguous: a failed acquire leaves its partial locks behind and
+//     starves everyone (bug 7); fix-partial. fix-clock starves less often
+//     (its items expire on their own), still within budget. Wherever nodes
+//     fail or move, such starvation may show too, rarely (mayL);
 //   - skew and jump: inside the envelope a clock is off by at most 50 ms,
 //     which the original survives: bug 2 is outside it, an assumption
 //     broken (the post's shared clock).
 var knownBugs = map[string][]bugs{
-	//             none   loss  ambiguous crash amnesia partition skew   jump   pause  threads topology all
-	"original":     {noBug, bugL, bugL, bugMUL, bugMU, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
-	"fix-quorum":   {noBug, bugL, bugL, bugL, bugMU, bugL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
-	"fix-identity": {noBug, bugL, bugL, bugMU, bugMU, bugMU, noBug, noBug, bugMU, noBug, bugMU, bugMUL},
-	"fix-validity": {noBug, bugL, bugL, bugMUL, bugMU, bugMUL, noBug, noBug, noBug, bugMU, bugMUL, bugMUL},
-	"fix-clock":    {noBug, bugL, bugL, bugMU, bugMU, bugMU, noBug, noBug, bugMU, bugMU, bugMU, bugMU},
-	"fix-partial":  {noBug, noBug, noBug, bugMU, bugMU, bugMU, noBug, noBug, bugMU, bugMU, bugMU, bugMU},
-	"fix-amnesia":  {noBug, bugL, bugL, bugMUL, bugMUL, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	//             none   loss  ambiguous crash        amnesia      partition    skew   jump   pause  threads topology     all
+	"original":     {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
+	"fix-quorum":   {noBug, bugL, bugL, mayL, mayMU | mayL, mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
+	"fix-identity": {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, noBug, bugMU | mayL, bugMU | mayL},
+	"fix-validity": {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, noBug, bugMU, bugMU | mayL, bugMU | mayL},
+	"fix-clock":    {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
+	"fix-partial":  {noBug, noBug, noBug, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
+	"fix-amnesia":  {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
 }
 
 const (
@@ -155,13 +182,13 @@ func TestInsideTheEnvelope(t *testing.T) {
 // bug want does not name or a named one that never showed.
 func checkInside(t *testing.T, target Target, want bugs, clean, buggy int) {
 	limit := clean
-	if want != noBug {
+	if want.required() != noBug {
 		limit = max(clean, buggy)
 	}
 	shown := map[model.ViolationKind]uint64{} // kind -> first seed
 	seeds := 0
 	for seed := uint64(1); seeds < limit; seed++ {
-		if want != noBug && seeds >= clean && allShown(want, shown) {
+		if want.required() != noBug && seeds >= clean && allShown(want, shown) {
 			break
 		}
 		o, err := RunSeed(target, seed, DefaultOptions())
@@ -186,7 +213,7 @@ func checkInside(t *testing.T, target Target, want bugs, clean, buggy int) {
 	for _, k := range []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness} {
 		if seed, ok := shown[k]; ok {
 			t.Logf("%s as expected: seed %d, replay: %s", k, seed, ReplayCommand(target, seed))
-		} else if want.has(k) {
+		} else if want.must(k) {
 			t.Errorf("want a %s bug inside the envelope, but none in %d seeds", k, seeds)
 		}
 	}
@@ -194,7 +221,7 @@ func checkInside(t *testing.T, target Target, want bugs, clean, buggy int) {
 
 func allShown(want bugs, shown map[model.ViolationKind]uint64) bool {
 	for _, k := range []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness} {
-		if _, ok := shown[k]; want.has(k) && !ok {
+		if _, ok := shown[k]; want.must(k) && !ok {
 			return false
 		}
 	}

@@ -119,9 +119,7 @@ func (o Outcome) Inside() bool { return len(o.Breaches) == 0 }
 
 // Shape is the world a plan for this target must fit.
 func (t Target) Shape() faults.Shape {
-	c := t.Config
-	return faults.Shape{Nodes: c.Nodes, Replication: c.Replication, Hosts: c.Hosts,
-		Clients: c.Hosts * c.ThreadsPerHost, Duration: c.Duration, TTL: c.TTL}
+	return sim.ShapeOf(t.Config)
 }
 
 // Validate checks the target before any run: config, variant, classes.

@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/sim"
 )
@@ -145,14 +146,31 @@ const worldStream = 0x574f_524c_4421 // "WORLD!"
 // the others as Config sets them. World is empty in the result.
 func (t Target) At(seed uint64) Target {
 	if len(t.World) > 0 {
-		t.Config = drawWorld(seed, t.Config, t.World)
+		t.Config = drawWorld(seed, t.Config, t.World, t.replicationRange())
 		t.World = nil
 	}
 	return t
 }
 
-// drawWorld draws the fields of draw into base, from seed.
-func drawWorld(seed uint64, base sim.Config, draw []WorldField) sim.Config {
+// replicationRange is the replication a seed may draw: every value, or
+// inside the envelope at its minimum or above (below it, when the target
+// breaks it: every seed then does).
+func (t Target) replicationRange() [2]int {
+	r := [2]int{1, maxWorldReplication}
+	e := t.Variant.Envelope
+	if least := e.Safety.And(e.Liveness).ReplicationMin; least > 1 {
+		if slices.Contains(t.Beyond, algorithm.ReplicationMin) {
+			r[1] = min(least-1, maxWorldReplication)
+		} else {
+			r[0] = min(least, maxWorldReplication)
+		}
+	}
+	return r
+}
+
+// drawWorld draws the fields of draw into base, from seed, replication in
+// [rep[0], rep[1]].
+func drawWorld(seed uint64, base sim.Config, draw []WorldField, rep [2]int) sim.Config {
 	r := rand.New(rand.NewPCG(seed, worldStream))
 	c := base
 	has := func(f WorldField) bool { return slices.Contains(draw, f) }
@@ -160,14 +178,15 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField) sim.Config {
 		return lo + time.Millisecond*time.Duration(r.Int64N(int64((hi-lo)/time.Millisecond)+1))
 	}
 	if has(WorldNodes) {
-		lo := 1
+		lo := rep[0]
 		if !has(WorldReplication) {
 			lo = base.Replication // the pinned replication must fit
 		}
 		c.Nodes = lo + r.IntN(max(maxWorldNodes, lo)-lo+1)
 	}
 	if has(WorldReplication) {
-		c.Replication = 1 + r.IntN(min(maxWorldReplication, c.Nodes))
+		hi := min(rep[1], c.Nodes)
+		c.Replication = rep[0] + r.IntN(max(hi-rep[0], 0)+1)
 	}
 	if has(WorldHosts) {
 		c.Hosts = 1 + r.IntN(4)
