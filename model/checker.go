@@ -24,6 +24,9 @@ type Checker struct {
 	waits           []clientWait
 	windows         []NoHolderWindow
 	windowClients   []int // backing of windows' Clients
+	windowWaits     []ClientWait
+	spans           []span // availableIn's
+	reachOf         [][]Reach
 	counterOps      []counterOp
 	incs            []int // collidedIncrements' indexes into counterOps
 	ops             []porcupine.Operation

@@ -119,6 +119,36 @@ type History struct {
 	Replicas int `json:"replicas"`
 	// Moves are the key's topology changes, when they happened.
 	Moves []Move `json:"moves,omitempty"`
+	// Reachable says Reach was recorded: liveness is then judged by it,
+	// faults or not (else only after Healed).
+	Reachable bool `json:"reachable,omitempty"`
+	// Reach are the stretches of true time during which each client could
+	// make progress on the lock, per client in time order.
+	Reach []Reach `json:"reach,omitempty"`
+	// LongItems are the lock items that stayed on a node for longer than
+	// two TTLs, in the order they went (the end of the run last).
+	LongItems []ItemLife `json:"long_items,omitempty"`
+}
+
+// Reach is a stretch of true time, [From, To), during which a client
+// could make progress on the lock: it was not paused, it knew the key's
+// current nodes, and a majority of them were up, took lock writes, and
+// could be reached from its host and answer it.
+type Reach struct {
+	Client int   `json:"c"`
+	From   int64 `json:"from"`
+	To     int64 `json:"to"`
+}
+
+// ItemLife is one lock item's stay on a node: written (or last rewritten)
+// by Client at From, gone at To (removed, expired, lost with its node's
+// data, or still there when the run ended).
+type ItemLife struct {
+	Node   string `json:"node"`
+	Owner  string `json:"owner"`
+	Client int    `json:"c"`
+	From   int64  `json:"from"`
+	To     int64  `json:"to"`
 }
 
 // Move is the key's topology becoming Nodes: true from Time, known to
@@ -152,8 +182,13 @@ const (
 	MutualExclusion ViolationKind = "mutual-exclusion"
 	// LostUpdate: the protected counter's accesses do not linearize as atomic increments.
 	LostUpdate ViolationKind = "lost-update"
-	// Liveness: after every fault healed, clients waited without anyone holding the lock for longer than the bound.
+	// Liveness: clients waited without anyone holding the lock, while a
+	// majority of the key's nodes was up and reachable from them, for
+	// longer than the bound (without Reach: after every fault healed).
 	Liveness ViolationKind = "liveness"
+	// Leftover: a lock item stayed on a node, used by no one, for longer
+	// than the liveness bound.
+	Leftover ViolationKind = "leftover"
 	// Panic: a client's algorithm panicked.
 	Panic ViolationKind = "panic"
 	// Livelock: a client never yielded, or the run hit its event cap.
@@ -163,12 +198,19 @@ const (
 // IsSafety reports whether the kind is a safety violation.
 func (k ViolationKind) IsSafety() bool { return k == MutualExclusion || k == LostUpdate }
 
+// IsLiveness reports whether the kind is a liveness violation: a wait or
+// an item left behind.
+func (k ViolationKind) IsLiveness() bool { return k == Liveness || k == Leftover }
+
 // Violation is one thing that went wrong, with enough to find it in a timeline.
 type Violation struct {
-	Kind    ViolationKind `json:"kind"`
-	Time    int64         `json:"t"`       // true time, ns
-	Clients []int         `json:"clients"` // client indexes involved
-	Story   string        `json:"story"`   // one line a person can read
+	Kind ViolationKind `json:"kind"`
+	Time int64         `json:"t"` // true time, ns
+	// End, for a liveness kind, is when the bound was passed (Time is when
+	// the wait or the stay began); 0 for the others.
+	End     int64  `json:"end,omitempty"`
+	Clients []int  `json:"clients"` // client indexes involved
+	Story   string `json:"story"`   // one line a person can read
 }
 
 // Metrics summarise a run.

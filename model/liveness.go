@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -16,6 +17,16 @@ type NoHolderWindow struct {
 	// Granted says the window ended with a grant (false: the run ended, or
 	// every waiter stopped).
 	Granted bool
+	// Waits are the clients' waits the window is made of: each from its
+	// first attempt in the gap (or the gap's start) to the gap's end or
+	// its stop.
+	Waits []ClientWait
+}
+
+// ClientWait is one client waiting, [From, To).
+type ClientWait struct {
+	Client   int
+	From, To int64
 }
 
 // NoHolderWindows lists the windows of the whole run, in time order.
@@ -36,7 +47,7 @@ func (c *Checker) noHolderWindows(h History, all []Attempt, byTime []Hold) []NoH
 	attempts := c.attemptsByClient(h, all)
 	stops := c.stopTimes(h)
 	c.gaps = gapsBetweenHolds(c.gaps[:0], h, byTime)
-	c.windows, c.windowClients = c.windows[:0], c.windowClients[:0]
+	c.windows, c.windowClients, c.windowWaits = c.windows[:0], c.windowClients[:0], c.windowWaits[:0]
 	c.next = slices.Grow(c.next[:0], len(attempts))[:len(attempts)]
 	next := c.next // per client: first attempt not yet behind us
 	clear(next)
@@ -57,7 +68,7 @@ func (c *Checker) noHolderWindows(h History, all []Attempt, byTime []Hold) []NoH
 			waits = append(waits, clientWait{client, from, to})
 		}
 		c.waits = waits
-		c.windows, c.windowClients = mergeWaits(c.windows, c.windowClients, waits, gap)
+		c.windows, c.windowClients, c.windowWaits = mergeWaits(c.windows, c.windowClients, c.windowWaits, waits, gap)
 	}
 	return c.windows
 }
@@ -68,8 +79,9 @@ type clientWait struct {
 }
 
 // mergeWaits joins overlapping client waits of one gap into windows, appended
-// to out. The windows' Clients are cut from clients, which is returned grown.
-func mergeWaits(out []NoHolderWindow, clients []int, waits []clientWait, gap timeGap) ([]NoHolderWindow, []int) {
+// to out. The windows' Clients and Waits are cut from clients and cws, which
+// are returned grown.
+func mergeWaits(out []NoHolderWindow, clients []int, cws []ClientWait, waits []clientWait, gap timeGap) ([]NoHolderWindow, []int, []ClientWait) {
 	slices.SortStableFunc(waits, func(a, b clientWait) int { return cmp.Compare(a.from, b.from) })
 	for i := 0; i < len(waits); {
 		w := NoHolderWindow{Start: waits[i].from, End: waits[i].to}
@@ -77,17 +89,19 @@ func mergeWaits(out []NoHolderWindow, clients []int, waits []clientWait, gap tim
 		for ; j < len(waits) && waits[j].from <= w.End; j++ {
 			w.End = max(w.End, waits[j].to)
 		}
-		first := len(clients)
+		first, firstWait := len(clients), len(cws)
 		for _, x := range waits[i:j] {
 			clients = append(clients, x.client)
+			cws = append(cws, ClientWait{x.client, x.from, x.to})
 		}
 		w.Clients = clients[first:len(clients):len(clients)]
 		slices.Sort(w.Clients)
+		w.Waits = cws[firstWait:len(cws):len(cws)]
 		w.Granted = gap.granted && w.End == gap.end
 		out = append(out, w)
 		i = j
 	}
-	return out, clients
+	return out, clients, cws
 }
 
 type timeGap struct {
@@ -169,38 +183,114 @@ func (c *Checker) stopTimes(h History) map[int]int64 {
 	return stops
 }
 
-// CheckLiveness finds the first window that, judged from the moment every
-// fault had healed, lasted longer than bound: waiting clients with nobody
-// holding the lock. A window that began before History.Healed counts only
-// from Healed on; so faults never excuse a lock that stays stuck after they
-// heal, yet time spent under faults never counts against the algorithm.
+// CheckLiveness finds the first window of waiting clients with nobody
+// holding the lock that lasted longer than bound while a majority of the
+// key's nodes was up and reachable from a waiting client (History.Reach):
+// faults that leave a majority reachable never excuse a lock that stays
+// stuck, and time spent without one never counts against the algorithm.
+// Without Reach (a history made by hand), a window counts from the moment
+// every fault had healed (History.Healed).
 func CheckLiveness(h History, bound int64) (Violation, bool) {
-	return checkLiveness(h, NoHolderWindows(h), bound)
+	return new(Checker).checkLiveness(h, NoHolderWindows(h), bound)
 }
 
-func checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {
+func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {
+	if h.Reachable {
+		c.indexReach(h)
+	}
 	for _, w := range windows {
-		from := max(w.Start, h.Healed)
-		if w.End-from <= bound {
-			continue
+		var from, at int64 // the wait judged from; when it passed the bound
+		if h.Reachable {
+			var ok bool
+			if from, at, ok = c.availableIn(w, bound); !ok {
+				continue
+			}
+		} else {
+			from = max(w.Start, h.Healed)
+			if w.End-from <= bound {
+				continue
+			}
+			at = from + bound
 		}
 		names := make([]string, len(w.Clients))
-		for i, c := range w.Clients {
-			names[i] = clientName(h, c)
+		for i, cl := range w.Clients {
+			names[i] = clientName(h, cl)
 		}
 		how := "until someone got it"
 		if !w.Granted {
 			how = "until the run ended"
 		}
+		story := fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s (bound %s)",
+			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound))
+		if h.Reachable {
+			story = fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s, more than %s of it with a majority of the key's nodes up and reachable",
+				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound))
+		}
 		return Violation{
 			Kind:    Liveness,
 			Time:    from,
+			End:     at,
 			Clients: slices.Clone(w.Clients), // w may live in a Checker's memory
-			Story: fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s (bound %s)",
-				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound)),
+			Story:   story,
 		}, true
 	}
 	return Violation{}, false
+}
+
+// indexReach cuts h.Reach per client, in c's memory.
+func (c *Checker) indexReach(h History) {
+	n := len(h.Clients)
+	for _, r := range h.Reach {
+		n = max(n, r.Client+1)
+	}
+	c.reachOf = slices.Grow(c.reachOf[:0], n)[:n]
+	for i := range c.reachOf {
+		c.reachOf[i] = c.reachOf[i][:0]
+	}
+	for _, r := range h.Reach {
+		if r.Client >= 0 {
+			c.reachOf[r.Client] = append(c.reachOf[r.Client], r)
+		}
+	}
+}
+
+type span struct{ from, to int64 }
+
+// availableIn is how long, within window w, some waiting client could
+// make progress (its waits intersected with its Reach): from the first
+// such instant, and the instant the total passed bound (ok false: it
+// never did).
+func (c *Checker) availableIn(w NoHolderWindow, bound int64) (from, at int64, ok bool) {
+	spans := c.spans[:0]
+	for _, wt := range w.Waits {
+		if wt.Client < 0 || wt.Client >= len(c.reachOf) {
+			continue
+		}
+		for _, r := range c.reachOf[wt.Client] {
+			if lo, hi := max(r.From, wt.From), min(r.To, wt.To); hi > lo {
+				spans = append(spans, span{lo, hi})
+			}
+		}
+	}
+	c.spans = spans
+	if len(spans) == 0 {
+		return 0, 0, false
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	from = spans[0].from
+	total, covered := int64(0), int64(math.MinInt64)
+	for _, s := range spans {
+		lo := max(s.from, covered)
+		if s.to <= lo {
+			continue
+		}
+		if total+(s.to-lo) > bound {
+			return from, lo + (bound - total), true
+		}
+		total += s.to - lo
+		covered = s.to
+	}
+	return from, 0, false
 }
 
 // LongestNoHolder is the longest NoHolderWindow of the whole run, ns.

@@ -90,3 +90,47 @@ func TestWindowEndsWhenTheLastWaiterStops(t *testing.T) {
 		t.Fatalf("windows %+v, want one [2s, 3.5s] not granted", w)
 	}
 }
+
+// With Reach recorded, only the time a waiter could make progress counts:
+// a majority reachable for 200 s of the 289 s wait breaks a 180 s bound,
+// for 150 s it does not; the violation says when the bound was passed.
+func TestLivenessCountsOnlyReachableTime(t *testing.T) {
+	h := starved().h
+	h.Reachable = true
+	h.Reach = []Reach{{Client: 1, From: 50e9, To: 250e9}} // 200 s
+	v, found := CheckLiveness(h, 180e9)
+	if !found || v.Time != 50e9 || v.End != 230e9 {
+		t.Fatalf("got %+v (found %v), want a violation from 50s, past the bound at 230s", v, found)
+	}
+	h.Reach = []Reach{{Client: 1, From: 50e9, To: 120e9}, {Client: 1, From: 200e9, To: 280e9}} // 150 s
+	if v, found := CheckLiveness(h, 180e9); found {
+		t.Fatalf("150 s reachable judged against 180 s: %v", v.Story)
+	}
+	// Time a client that is not waiting could make progress counts for nothing.
+	h.Reach = []Reach{{Client: 0, From: 0, To: 300e9}}
+	if v, found := CheckLiveness(h, 180e9); found {
+		t.Fatalf("the holder's reach, while only h1 waited, judged: %v", v.Story)
+	}
+	// A wait under faults the whole time (nothing reachable) is no violation.
+	h.Reach = nil
+	if v, found := CheckLiveness(h, 180e9); found {
+		t.Fatalf("nothing reachable, yet: %v", v.Story)
+	}
+}
+
+// An item left by a failed acquire counts from the acquire's return; one
+// of a granted acquire from its hold's end; past the bound it is reported.
+func TestLeftoverItemsAreReported(t *testing.T) {
+	b := newBuilder("h0/t0", "h1/t0").call(1000, 0).deny(1100, 0).acquire(2000, 1).release(5000, 1).endAt(600000)
+	h := b.h
+	h.LongItems = []ItemLife{{Node: "n1", Owner: "h0", Client: 0, From: 1050e6, To: 600000e6}}
+	v, found := checkLeftovers(h, Attempts(h), Holds(h), 180e9)
+	if !found || v.Kind != Leftover || v.Time != 1100e6 || v.End != 181100e6 {
+		t.Fatalf("got %+v (found %v)", v, found)
+	}
+	// The granted client's item is in use until its hold ends.
+	h.LongItems = []ItemLife{{Node: "n1", Owner: "h1", Client: 1, From: 2000e6, To: 184000e6}}
+	if v, found := checkLeftovers(h, Attempts(h), Holds(h), 180e9); found {
+		t.Fatalf("an item that stayed 179 s after its hold ended reported: %v", v.Story)
+	}
+}

@@ -55,8 +55,11 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 		v.Violations = append(v.Violations, lost)
 	}
 	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
-		if stuck, found := checkLiveness(h, windows, bound); found {
+		if stuck, found := c.checkLiveness(h, windows, bound); found {
 			v.Violations = append(v.Violations, stuck)
+		}
+		if left, found := checkLeftovers(h, c.attempts, c.holds, bound); found {
+			v.Violations = append(v.Violations, left)
 		}
 	}
 	slices.SortStableFunc(v.Violations, func(a, b Violation) int {
@@ -84,7 +87,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, Liveness, Panic, Livelock}
+	order := []ViolationKind{MutualExclusion, LostUpdate, Liveness, Leftover, Panic, Livelock}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}

@@ -136,7 +136,7 @@ func (k *Kinds) add(kinds []model.ViolationKind) {
 			seen.MutualExclusion = 1
 		case model.LostUpdate:
 			seen.LostUpdate = 1
-		case model.Liveness:
+		case model.Liveness, model.Leftover: // L: waiters starved, or items left behind
 			seen.Liveness = 1
 		default:
 			seen.Aborted = 1

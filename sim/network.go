@@ -201,6 +201,9 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 	default:
 		n.store.apply(&m.req, n.clock.local(w.now), &m.rep)
 		w.mix(uint64(ni), uint64(m.req.op), uint64(m.rep.err), m.rep.item.Version)
+		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL) {
+			w.itemWritten(n, m)
+		}
 		if w.tracing {
 			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(m.rep))
 		}

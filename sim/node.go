@@ -70,6 +70,10 @@ type entry struct {
 	version  uint64
 	expireAt int64
 	counter  uint64
+	// since and writer: when (true time) and by which client the item was
+	// last written; for History.LongItems (world.itemGone).
+	since  int64
+	writer int32
 }
 
 // store is a node's versioned key/value store. It is stepped by the node,
@@ -85,6 +89,9 @@ type store struct {
 	// keyVersion is used instead when versions restart per key (ABA).
 	restartingVersions bool
 	keyVersion         map[string]uint64
+	// gone, when set, hears of every entry that leaves the store (removed,
+	// expired, wiped), before it goes.
+	gone func(e *keyEntry)
 }
 
 type keyEntry struct {
@@ -108,6 +115,11 @@ func (s *store) nextVersion(key string) uint64 {
 // wipe forgets every entry (a volatile node's restart). The version counter
 // survives unless versions restart anyway: it models a boot epoch.
 func (s *store) wipe() {
+	if s.gone != nil {
+		for i := range s.entries {
+			s.gone(&s.entries[i])
+		}
+	}
 	clear(s.entries)
 	s.entries = s.entries[:0]
 	clear(s.keyVersion)
@@ -158,6 +170,9 @@ func (s *store) put(i int, key string, e entry) *entry {
 
 // removeAt deletes the entry at index i; the last entry takes its place.
 func (s *store) removeAt(i int) {
+	if s.gone != nil {
+		s.gone(&s.entries[i])
+	}
 	last := len(s.entries) - 1
 	if s.restartingVersions {
 		delete(s.keyVersion, s.entries[i].key)

@@ -12,8 +12,10 @@ const (
 	evValidity                   // client a's hold b reached its validity deadline
 	evFault                      // plan event a starts
 	evFaultEnd                   // plan event a ends (restart, heal, unclog, unpause)
-	evView                       // client a learns of topology generation b
 	evEnd                        // the run's virtual time is up
+	// Kinds added later go last: the trace hash mixes every event's kind,
+	// so renumbering one would change every recorded run's hash.
+	evView // client a learns of topology generation b
 )
 
 // event is one entry of the event queue. It is a value: the queue never

@@ -122,6 +122,7 @@ func newWorld(s Scenario) (*world, error) {
 	w.nodes = make([]node, cfg.Nodes)
 	for i := range w.nodes {
 		w.nodes[i] = node{name: fmt.Sprintf("n%d", i), store: newStore(cfg.RestartingVersions), up: true}
+		w.nodes[i].store.gone = func(e *keyEntry) { w.itemGone(i, e) }
 	}
 	w.hosts = make([]host, cfg.Hosts)
 	for i := range w.hosts {
@@ -236,6 +237,8 @@ func (w *world) finish() {
 	}
 	w.hist.FinalValue = w.resource.value
 	w.hist.Leftovers = w.leftovers()
+	w.longItemsAtEnd()
+	w.computeReach()
 }
 
 func (w *world) leftovers() []model.LockItem {

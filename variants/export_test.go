@@ -34,8 +34,12 @@ func Mutants() []Mutant {
 		{"corrected", "owner-per-client", `owner := env.HostName() + "/" + env.ClientName()`, mutOwnerPerClient, ""},
 		{"corrected", "foreign-item-counted", "if rerr != nil && val.Owner != owner { return err }", mutForeignCounted, ""},
 		{"corrected", "no-partial-clear", "fail returns false without clearLock", mutNoPartialClear, ""},
-		{"corrected", "release-once", "one CompareAndDelete per server, no retry", mutReleaseOnce, ""},
+		{"corrected", "release-once", "one CompareAndDelete per server, no retry", mutReleaseOnce,
+			"a delete that goes unanswered is remembered and sent again at the client's next clear (its next failure, release or acquire), " +
+				"and the item expires within a TTL anyway: a release sent once leaves an item a little longer, never past the liveness bound"},
 		{"corrected", "no-early-stop", "continue on KeyAlreadyExists, without the majority-out-of-reach break", mutNoEarlyStop, ""},
+		{"corrected", "backoff-per-acquire", "depth, not depth + *l.contended, in pause", mutBackoffPerAcquire,
+			"it changes how much work contention costs, not whether anyone is granted: 0 of 10,000 seeds starve either way, and the sweep runs 2.2x slower"},
 		{"fenced", "token-no-tie-break", "g.Token = counter", mutTokenNoTieBreak, ""},
 		{"fenced", "catch-up-impatient", "if err != nil { return false } in catchUp", mutCatchUpImpatient, ""},
 		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,

@@ -14,15 +14,16 @@ const (
 	asDesigned mutation = iota
 
 	// corrected (and fenced, which is corrected underneath)
-	mutQuorumHalf      // successfulLocks >= n/2: half is not a majority
-	mutNoDriftMargin   // validity = ttl - elapsed: the drift margin forgotten
-	mutMarginSign      // validity = ttl - elapsed + margin: the margin's sign slipped
-	mutValidityFromNow // validity measured from the grant, not from the first write
-	mutOwnerPerClient  // owner = host/client, no nonce: one identity for all of a thread's acquisitions
-	mutForeignCounted  // || for &&: an item read back with another owner counts as written
-	mutNoPartialClear  // a failed attempt keeps what it wrote
-	mutReleaseOnce     // a release that times out is not retried
-	mutNoEarlyStop     // an attempt writes every server, even once a majority is out of reach
+	mutQuorumHalf        // successfulLocks >= n/2: half is not a majority
+	mutNoDriftMargin     // validity = ttl - elapsed: the drift margin forgotten
+	mutMarginSign        // validity = ttl - elapsed + margin: the margin's sign slipped
+	mutValidityFromNow   // validity measured from the grant, not from the first write
+	mutOwnerPerClient    // owner = host/client, no nonce: one identity for all of a thread's acquisitions
+	mutForeignCounted    // || for &&: an item read back with another owner counts as written
+	mutNoPartialClear    // a failed attempt keeps what it wrote
+	mutReleaseOnce       // a release that times out is not retried
+	mutNoEarlyStop       // an attempt writes every server, even once a majority is out of reach
+	mutBackoffPerAcquire // the backoff starts afresh with every acquire
 
 	// fenced
 	mutTokenNoTieBreak  // the token is the bare counter

@@ -254,6 +254,7 @@ func mergeShards(shards []sweepShard, partial bool) (mergedSweep, error) {
 		m.result.Inside += s.Inside
 		m.result.Expected += s.Expected
 		m.result.Unpromised += s.Unpromised
+		m.result.LivenessFailed += s.LivenessFailed
 		m.result.ExpectedBy = addBreachCounts(m.result.ExpectedBy, s.ExpectedBy)
 		m.result.Failures = append(m.result.Failures, s.Failures...)
 	}

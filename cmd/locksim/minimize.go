@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"locksim/model"
@@ -85,10 +86,13 @@ func kindToKeep(r explore.Repro, name string) (model.ViolationKind, error) {
 		}
 		return r.Verdict.Violations[0].Kind, nil
 	}
-	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness, model.Panic, model.Livelock}
+	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness, model.Leftover, model.Panic, model.Livelock}
 	if !contains(known, model.ViolationKind(name)) {
-		return "", fmt.Errorf("unknown violation kind %q (known: %s, %s, %s, %s, %s)", name,
-			known[0], known[1], known[2], known[3], known[4])
+		names := make([]string, len(known))
+		for i, k := range known {
+			names[i] = string(k)
+		}
+		return "", fmt.Errorf("unknown violation kind %q (known: %s)", name, strings.Join(names, ", "))
 	}
 	return model.ViolationKind(name), nil
 }

@@ -50,14 +50,25 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return f.fail(stderr, err)
 		}
-		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: sc.runOptions()}
+		opt, err := sc.runOptions()
+		if err != nil {
+			return f.fail(stderr, err)
+		}
+		if !f.set("liveness-bound") {
+			opt.Check = r.CheckOptions() // the bound the verdict was recorded with
+		}
+		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt}
 		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
 	default:
 		t, err := sc.target(f)
 		if err != nil {
 			return f.fail(stderr, err)
 		}
-		rp = replayed{target: t, seed: *seed, opt: sc.runOptions()}
+		opt, err := sc.runOptions()
+		if err != nil {
+			return f.fail(stderr, err)
+		}
+		rp = replayed{target: t, seed: *seed, opt: opt}
 	}
 	describeTarget(stdout, rp.target)
 	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
@@ -89,7 +100,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if !o.Verdict.OK() {
 		if rp.repro == nil {
-			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayCommand(rp.target, rp.seed))
+			fmt.Fprintf(stdout, "replay:  %s\n", sc.replayCommand(rp.target, rp.seed))
 		} else {
 			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(rp.file))
 		}
@@ -153,7 +164,7 @@ func firstScenarioFlag(f *cmdFlags) string {
 	name := ""
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "trace", "html", "html-model", "strict":
+		case "trace", "html", "html-model", "strict", "liveness-bound":
 		default:
 			if name == "" {
 				name = fl.Name

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"locksim/sim/explore"
 )
@@ -11,7 +12,7 @@ import (
 // set) and returns the one command that replays the failure: by seed when
 // the scenario flags rebuild the config, else from the file. A config only a
 // -config file can express always gets a file, in the temp dir if need be.
-func saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path string, err error) {
+func (sc *scenarioFlags) saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path string, err error) {
 	bySeed := expressibleByFlags(t.Config)
 	if dir == "" && !bySeed {
 		dir = filepath.Join(os.TempDir(), "locksim-repros")
@@ -22,7 +23,17 @@ func saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path 
 		}
 	}
 	if bySeed {
-		return explore.ReplayCommand(t, o.Seed), path, nil
+		return sc.replayCommand(t, o.Seed), path, nil
 	}
 	return explore.ReplayFileCommand(path), path, nil
+}
+
+// replayCommand is explore.ReplayCommand with the check options the flags
+// set that change a verdict: a -liveness-bound other than the default.
+func (sc *scenarioFlags) replayCommand(t explore.Target, seed uint64) string {
+	cmd := explore.ReplayCommand(t, seed)
+	if b := strings.TrimSpace(sc.bound); b != "" && b != defaultLivenessBound {
+		cmd += " -liveness-bound " + b
+	}
+	return cmd
 }

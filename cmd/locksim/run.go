@@ -68,7 +68,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(head, "seed:    %d\n", *seed)
 	printSeedWorld(head, t, *seed)
 
-	opt := sc.runOptions()
+	opt, err := sc.runOptions()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
 	opt.Keep = true
 	o, err := explore.RunSeed(t, *seed, opt)
 	if err != nil {
@@ -76,7 +79,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	var replay, path string
 	if o.Failed() {
-		if replay, path, err = saveFailure(t, o, *out); err != nil {
+		if replay, path, err = sc.saveFailure(t, o, *out); err != nil {
 			return f.fail(stderr, fmt.Errorf("cannot write the repro file: %v", err))
 		}
 	}

@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"locksim/algorithm"
 	"locksim/faults"
+	"locksim/model"
 	"locksim/sim"
 	"locksim/sim/explore"
 	"locksim/variants"
@@ -29,6 +31,7 @@ type scenarioFlags struct {
 	beyond     string
 	strict     bool
 	world      string
+	bound      string
 	configFile string
 	config     sim.Config // written by the scenario flags
 }
@@ -40,16 +43,43 @@ func (s *scenarioFlags) register(f *cmdFlags) {
 	f.StringVar(&s.beyond, "beyond", "", "assumptions of the variant's envelope a seed breaks on purpose, comma-separated, or all (default: draw only worlds inside the envelope; see locksim variants -v)")
 	f.BoolVar(&s.strict, "strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
 	f.StringVar(&s.world, "world", "", "fields of the world each seed draws, comma-separated, from: "+worldFieldList()+"; or all, or none (default: those the fault classes' bugs live in, all of them with -faults all, less any a scenario flag or the -config file pins)")
+	f.StringVar(&s.bound, "liveness-bound", defaultLivenessBound, "how long waiters may go ungranted while a majority of the key's nodes is up and reachable from them, and a lock item may stay behind unused: Nttl (N TTLs, plus the clients' longest think time) or a duration such as 90s")
 	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
 }
 
-// runOptions are the run options the flags ask for: the default checks,
-// and -strict.
-func (s *scenarioFlags) runOptions() explore.Options {
+// runOptions are the run options the flags ask for: the default checks
+// with -liveness-bound, and -strict.
+func (s *scenarioFlags) runOptions() (explore.Options, error) {
 	o := explore.DefaultOptions()
 	o.Strict = s.strict
-	return o
+	ttls, ns, err := parseLivenessBound(s.bound)
+	if err != nil {
+		return o, err
+	}
+	o.Check.LivenessBoundTTLs, o.Check.LivenessBoundNS = ttls, ns
+	return o, nil
+}
+
+// defaultLivenessBound is -liveness-bound's default: model.DefaultLivenessBoundTTLs.
+var defaultLivenessBound = fmt.Sprintf("%dttl", model.DefaultLivenessBoundTTLs)
+
+// parseLivenessBound reads -liveness-bound: "Nttl" (N >= 1) or a positive
+// duration.
+func parseLivenessBound(s string) (ttls, ns int64, err error) {
+	bad := fmt.Errorf("-liveness-bound %q is not a number of TTLs (3ttl) or a positive duration (90s)", s)
+	if n, ok := strings.CutSuffix(strings.TrimSpace(s), "ttl"); ok {
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || v < 1 {
+			return 0, 0, bad
+		}
+		return v, 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, 0, bad
+	}
+	return 0, int64(d), nil
 }
 
 // target builds and validates the target the flags describe.

@@ -32,7 +32,10 @@ type sweepJSON struct {
 	Expected   int           `json:"expected"`
 	ExpectedBy []breachCount `json:"expected_by"`
 	Unpromised int           `json:"unpromised"`
-	Failures   []failureJSON `json:"failures"`
+	// LivenessFailed counts the failing seeds whose failures were all of
+	// liveness.
+	LivenessFailed int           `json:"liveness_failed"`
+	Failures       []failureJSON `json:"failures"`
 }
 
 // breachCount is how many expected seeds first broke one assumption.
@@ -79,7 +82,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			"property broke inside the envelope) fails the sweep; one that came only after an\n"+
 			"assumption broke is reported as expected, naming the assumption, when and by which\n"+
 			"fault; one of a property the variant does not promise is counted. With -strict every\n"+
-			"violation fails. Stops at the first failure unless -keep-going. Writes a repro file per\n"+
+			"violation fails. Each seed draws its world too (-world; a scenario flag pins a field).\n"+
+			"Liveness is judged while faults are active: waiters must be granted within -liveness-bound\n"+
+			"of time with a majority of the key's nodes up and reachable, and no lock item may stay\n"+
+			"behind unused for longer. Stops at the first safety failure unless -keep-going (-stop-on\n"+
+			"any: at the first failure of any kind). Writes a repro file per\n"+
 			"failure into -out and prints the command that replays it. Exit 0: no failure; 1:\n"+
 			"failures; 2: bad usage.\n"+
 			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
@@ -91,7 +98,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		"locksim sweep -variant corrected -beyond all -n 2000 -keep-going   # what breaking each assumption costs",
 		"locksim sweep -variant original -faults skew -beyond clock-error -strict -n 200",
 		"locksim sweep -variant fenced -faults crash,pause -n 10000 -keep-going -shard 0/4 -json > shard-0.json   # one machine of four",
-		"locksim sweep -variant original -faults threads -n 50 -json")
+		"locksim sweep -variant original -faults threads -n 50 -json",
+		"locksim sweep -variant original -keep-going -n 10000   # every bug of the post, BUGS.md")
 	var sc scenarioFlags
 	sc.register(f)
 	seeds := f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
@@ -99,6 +107,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", "repros", "directory for the repro files of failures")
 	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")
+	stopOn := f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
 	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	asJSON := f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
 	if code, done := f.parseNone(args, stdout, stderr); done {
@@ -108,8 +117,16 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	run, err := sc.runOptions()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	stop, err := explore.ParseStopPolicy(*stopOn)
+	if err != nil {
+		return f.fail(stderr, fmt.Errorf("-%v", err))
+	}
 	opts := explore.SweepOptions{From: 1, Count: *count, Parallel: *parallel, KeepGoing: *keepGoing,
-		Run: sc.runOptions()}
+		StopOn: stop, Run: run}
 	if f.set("seeds") && f.set("n") {
 		return f.fail(stderr, fmt.Errorf("give -seeds or -n, not both"))
 	}
@@ -150,14 +167,14 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		if !o.Failed() {
 			if o.Expected() && outside.add(o) && !*asJSON {
 				prog.clear()
-				printExpected(stdout, o, t)
+				printExpected(stdout, o, t, sc.replayCommand(t, o.Seed))
 			}
 			return
 		}
 		if saveErr != nil {
 			return
 		}
-		replay, path, err := saveFailure(t, o, *out)
+		replay, path, err := sc.saveFailure(t, o, *out)
 		if err != nil {
 			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
 			return
@@ -180,13 +197,14 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	report.Runs, report.Events = res.Runs, res.Events
 	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
+	report.LivenessFailed = res.LivenessFailed
 	report.ExpectedBy = outside.counts()
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
 			return f.fail(stderr, err)
 		}
 	} else {
-		printSweepSummary(stdout, res, total, prog, report.ExpectedBy)
+		printSweepSummary(stdout, res, total, prog, report.ExpectedBy, opts.StopOn)
 	}
 	if res.Failed > 0 {
 		return exitViolation
@@ -213,14 +231,22 @@ func printFailure(w io.Writer, f failureJSON, variant string) {
 	fmt.Fprintf(w, "  replay: %s\n", f.Replay)
 }
 
-func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress, expectedBy []breachCount) {
+func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress, expectedBy []breachCount, stop explore.StopPolicy) {
 	now := time.Now()
 	stopped := ""
-	if res.Runs < total {
+	switch {
+	case res.Runs < total && stop == explore.StopOnSafety:
+		stopped = fmt.Sprintf(" (stopped at the first safety failure, after %d liveness failures; -keep-going runs the other %d)",
+			res.LivenessFailed, total-res.Runs)
+	case res.Runs < total:
 		stopped = fmt.Sprintf(" (stopped at the first failure; -keep-going runs the other %d)", total-res.Runs)
 	}
-	fmt.Fprintf(w, "sweep: %d of %d seeds run%s, %d failing, %s, %.0f seeds/s\n",
-		res.Runs, total, stopped, res.Failed, now.Sub(p.start).Round(time.Millisecond), p.rate(now))
+	failing := fmt.Sprintf("%d failing", res.Failed)
+	if res.LivenessFailed > 0 {
+		failing += fmt.Sprintf(" (%d of liveness only)", res.LivenessFailed)
+	}
+	fmt.Fprintf(w, "sweep: %d of %d seeds run%s, %s, %s, %.0f seeds/s\n",
+		res.Runs, total, stopped, failing, now.Sub(p.start).Round(time.Millisecond), p.rate(now))
 	fmt.Fprintf(w, "       %d inside the envelope, %s, %d broke only what the variant does not promise\n",
 		res.Inside, describeExpected(res.Expected, expectedBy), res.Unpromised)
 }
@@ -275,14 +301,14 @@ func (t *expectedTally) counts() []breachCount {
 
 // printExpected is one line for a seed whose violations came only outside
 // the envelope.
-func printExpected(w io.Writer, o explore.Outcome, t explore.Target) {
+func printExpected(w io.Writer, o explore.Outcome, t explore.Target, replay string) {
 	for _, f := range o.Findings {
 		if f.Promised && f.Breach != nil {
 			fmt.Fprintf(w, "expected, seed %d: %s at %s, after %s\n", o.Seed, f.Kind, model.Seconds(f.Time), f.Breach)
 			if len(t.World) > 0 {
 				fmt.Fprintf(w, "  world:  %s\n", explore.DescribeWorld(o.Config, t.World))
 			}
-			fmt.Fprintf(w, "  replay: %s\n", explore.ReplayCommand(t, o.Seed))
+			fmt.Fprintf(w, "  replay: %s\n", replay)
 			return
 		}
 	}

@@ -151,7 +151,7 @@ func timeToFirst(b *testing.B, tg Target, kind model.ViolationKind, from uint64)
 	start := time.Now()
 	next, end := from, from+ttfcStride
 	for next < end {
-		res, err := Sweep(tg, SweepOptions{From: next, Count: int(end - next)})
+		res, err := Sweep(tg, SweepOptions{From: next, Count: int(end - next), StopOn: StopOnAny})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -38,7 +38,7 @@ func (b Breach) String() string {
 // liveness.
 func (b Breach) protects(k model.ViolationKind) bool {
 	if !b.Safety {
-		return k == model.Liveness
+		return k.IsLiveness()
 	}
 	switch b.Assumption {
 	case algorithm.UseWithinValidity, algorithm.TokenChecks:

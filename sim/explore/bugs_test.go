@@ -2,6 +2,7 @@ package explore
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,7 +105,8 @@ func TestRegenerateBugRepros(t *testing.T) {
 }
 
 // TestBugsDocumentReplays replays every counterexample reports/BUGS.md
-// names, so the document cannot rot: each must still show its violation.
+// names, so the document cannot rot: each must still run the same way
+// (its trace hash) and show its violation.
 func TestBugsDocumentReplays(t *testing.T) {
 	doc, err := os.ReadFile("../../reports/BUGS.md")
 	if err != nil {
@@ -123,6 +125,9 @@ func TestBugsDocumentReplays(t *testing.T) {
 			out, err := Replay(r, DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%016x", out.Hash); got != r.TraceHash {
+				t.Errorf("%s replays with trace hash %s, recorded %s: the run takes another path", ref[1], got, r.TraceHash)
 			}
 			for _, want := range r.Verdict.Violations {
 				if _, ok := out.Verdict.First(want.Kind); !ok {

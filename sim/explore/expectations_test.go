@@ -40,12 +40,13 @@ const (
 	noBug bugs = 0
 	bugM  bugs = 1 << iota // mutual exclusion
 	bugU                   // lost update
-	bugL                   // liveness
+	bugL                   // liveness: waiters starved, or items left behind
 	mayM
 	mayU
 	mayL
-	bugMU = bugM | bugU
-	mayMU = mayM | mayU
+	bugMU  = bugM | bugU
+	bugMUL = bugM | bugU | bugL
+	mayMU  = mayM | mayU
 )
 
 func (b bugs) has(k model.ViolationKind) bool { return b.must(k) || b.may(k) }
@@ -57,7 +58,7 @@ func (b bugs) must(k model.ViolationKind) bool {
 		return b&bugM != 0
 	case model.LostUpdate:
 		return b&bugU != 0
-	case model.Liveness:
+	case model.Liveness, model.Leftover:
 		return b&bugL != 0
 	}
 	return false
@@ -70,7 +71,7 @@ func (b bugs) may(k model.ViolationKind) bool {
 		return b&mayM != 0
 	case model.LostUpdate:
 		return b&mayU != 0
-	case model.Liveness:
+	case model.Liveness, model.Leftover:
 		return b&mayL != 0
 	}
 	return false
@@ -115,19 +116,21 @@ var columns = []faults.Class{faults.ClassNone, faults.ClassLoss, faults.ClassAmb
 //   - loss, ambiguous: a failed acquire leaves its partial locks behind and
 //     starves everyone (bug 7); fix-partial. fix-clock starves less often
 //     (its items expire on their own), still within budget. Wherever nodes
-//     fail or move, such starvation may show too, rarely (mayL);
+//     fail or move, items are left behind and waiters starve while a
+//     majority is up (a quorum that needs every node, items on nodes that
+//     were down when they were cleared), often (bugL) or rarely (mayL);
 //   - skew and jump: inside the envelope a clock is off by at most 50 ms,
 //     which the original survives: bug 2 is outside it, an assumption
 //     broken (the post's shared clock).
 var knownBugs = map[string][]bugs{
-	//             none   loss  ambiguous crash        amnesia      partition    skew   jump   pause  threads topology     all
-	"original":     {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
-	"fix-quorum":   {noBug, bugL, bugL, mayL, mayMU | mayL, mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
-	"fix-identity": {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, noBug, bugMU | mayL, bugMU | mayL},
-	"fix-validity": {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, noBug, bugMU, bugMU | mayL, bugMU | mayL},
-	"fix-clock":    {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
-	"fix-partial":  {noBug, noBug, noBug, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
-	"fix-amnesia":  {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMU | mayL},
+	//             none   loss  ambiguous crash  amnesia      partition    skew   jump   pause  threads topology all
+	"original":     {noBug, bugL, bugL, bugMUL, bugMU | mayL, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	"fix-quorum":   {noBug, bugL, bugL, bugL, mayMU | mayL, bugL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	"fix-identity": {noBug, bugL, bugL, bugMUL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, noBug, bugMUL, bugMUL},
+	"fix-validity": {noBug, bugL, bugL, bugMUL, bugMU | mayL, bugMUL, noBug, noBug, mayL, bugMU, bugMUL, bugMUL},
+	"fix-clock":    {noBug, bugL, bugL, bugMU | mayL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMU | mayL, bugMUL},
+	"fix-partial":  {noBug, noBug, noBug, bugMUL, bugMU | mayL, bugMU | mayL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
+	"fix-amnesia":  {noBug, bugL, bugL, bugMUL, bugMU | mayL, bugMUL, noBug, noBug, bugMU, bugMU, bugMUL, bugMUL},
 }
 
 const (
@@ -205,8 +208,12 @@ func checkInside(t *testing.T, target Target, want bugs, clean, buggy int) {
 					"  a bug of the variant (or an assumption its envelope does not state)\n  replay: %s",
 					seed, f.Kind, f.Story, ReplayCommand(target, seed))
 			}
-			if _, ok := shown[f.Kind]; !ok {
-				shown[f.Kind] = seed
+			k := f.Kind
+			if k == model.Leftover {
+				k = model.Liveness // the table's L: waiters starved, or items left behind
+			}
+			if _, ok := shown[k]; !ok {
+				shown[k] = seed
 			}
 		}
 	}
@@ -226,6 +233,20 @@ func allShown(want bugs, shown map[model.ViolationKind]uint64) bool {
 		}
 	}
 	return true
+}
+
+// knownLiveness are the variants with liveness bugs inside their envelopes
+// that are no mistake of ours: the design they follow has them. Their
+// other properties are held to the full standard.
+var knownLiveness = map[string]string{
+	"redlock": "as specified, it unlocks each master once, and a SET that timed out can land after its unlock: " +
+		"under contention a key left behind on one master of a bare majority blocks every acquire for a TTL",
+}
+
+// isKnown reports whether finding f of variant v is one of knownLiveness.
+func isKnown(v string, f Finding) bool {
+	_, ok := knownLiveness[v]
+	return ok && f.Kind.IsLiveness()
 }
 
 // Beyond its envelope, a variant without known bugs never shows a bug:
@@ -252,7 +273,7 @@ func TestBeyondTheEnvelopeIsNeverABug(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, f := range o.Findings {
-						if f.Bug() {
+						if f.Bug() && !isKnown(v.Name, f) {
 							t.Fatalf("seed %d: %s: %s is a bug while the run was to break %s\n  replay: %s",
 								seed, f.Kind, f.Story, n, ReplayCommand(target, seed))
 						}
@@ -310,15 +331,28 @@ func TestNoBugInsideTheEnvelope(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			all := []faults.Class{faults.ClassAll}
 			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: DefaultWorld(all)}
-			res, err := Sweep(tg, SweepOptions{From: 1, Count: *insideSeeds, KeepGoing: true})
+			known := 0
+			res, err := Sweep(tg, SweepOptions{From: 1, Count: *insideSeeds, KeepGoing: true, OnOutcome: func(o Outcome) {
+				for _, f := range o.Findings {
+					if f.Bug() && isKnown(v.Name, f) {
+						known++
+						return
+					}
+				}
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range res.Failures {
-				t.Errorf("seed %d: %s: %s\n  replay: %s", f.Seed, f.Findings[0].Kind, f.Findings[0].Story, ReplayCommand(tg, f.Seed))
+				for _, x := range f.Findings {
+					if x.Bug() && !isKnown(v.Name, x) {
+						t.Errorf("seed %d: %s: %s\n  replay: %s", f.Seed, x.Kind, x.Story, ReplayCommand(tg, f.Seed))
+						break
+					}
+				}
 			}
-			t.Logf("%s: %d seeds, %d bugs, %d inside the envelope, %d broke only what it does not promise",
-				v.Name, res.Runs, res.Failed, res.Inside, res.Unpromised)
+			t.Logf("%s: %d seeds, %d with a bug (%d known: %s), %d inside the envelope, %d broke only what it does not promise",
+				v.Name, res.Runs, res.Failed, known, knownLiveness[v.Name], res.Inside, res.Unpromised)
 		})
 	}
 }

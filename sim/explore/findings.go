@@ -65,7 +65,7 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 		return algorithm.MutualExclusion
 	case model.LostUpdate:
 		return algorithm.ResourceSafety
-	case model.Liveness:
+	case model.Liveness, model.Leftover:
 		return algorithm.Liveness
 	}
 	return 0
@@ -73,9 +73,9 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 
 // Classify judges every violation of v against env, given the breaches of
 // the run (Breaches) and the liveness bound the verdict was checked with,
-// ns. A liveness violation's Time is the start of the wait it reports,
-// which lasted more than the bound: a breach within the bound after it is
-// one the wait lived through.
+// ns. A liveness violation's Time is the start of the wait (or the stay
+// of an item) it reports, and its End when that passed the bound: a breach
+// before then is one the wait lived through.
 func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livenessBound int64) []Finding {
 	if len(v.Violations) == 0 {
 		return nil
@@ -87,8 +87,8 @@ func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livene
 		f.Promised = p == 0 || env.Promised().Has(p)
 		if f.Promised && p != 0 {
 			horizon := x.Time
-			if x.Kind == model.Liveness {
-				horizon += livenessBound
+			if x.Kind.IsLiveness() {
+				horizon = max(horizon+livenessBound, x.End)
 			}
 			for j := range breaches {
 				if b := breaches[j]; b.Time <= horizon && b.protects(x.Kind) {

@@ -41,15 +41,30 @@ type Repro struct {
 	Minimized bool          `json:"minimized,omitempty"`
 	TraceHash string        `json:"trace_hash"`
 	Verdict   model.Verdict `json:"verdict"`
+	// Check holds the check options the verdict was found with, when they
+	// are not the defaults (a liveness bound of its own).
+	Check *model.CheckOptions `json:"check,omitempty"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
 
 // NewRepro records an outcome of target.
 func NewRepro(t Target, o Outcome) Repro {
-	return Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
+	r := Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
 		Beyond: t.Beyond, World: t.World, Seed: o.Seed, Config: t.At(o.Seed).Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 		variant: t.Variant}
+	if c := o.check; c != model.DefaultCheckOptions() && c != (model.CheckOptions{}) {
+		r.Check = &c
+	}
+	return r
+}
+
+// CheckOptions are the check options the repro's verdict was found with.
+func (r Repro) CheckOptions() model.CheckOptions {
+	if r.Check != nil {
+		return *r.Check
+	}
+	return model.DefaultCheckOptions()
 }
 
 // Target is the repro's target, in the world its seed ran in.
@@ -102,6 +117,11 @@ func DecodeRepro(data []byte) (Repro, error) {
 	}
 	if err := r.Config.Validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	if r.Check != nil {
+		if err := r.Check.Validate(); err != nil {
+			return Repro{}, fmt.Errorf("repro: %v", err)
+		}
 	}
 	for _, f := range r.World {
 		if _, err := ParseWorld(string(f)); err != nil {
@@ -158,7 +178,8 @@ func WriteRepro(dir string, r Repro) (string, error) {
 	return path, os.WriteFile(path, data, 0o644)
 }
 
-// Replay re-runs a repro and reports the outcome; the caller compares verdicts.
+// Replay re-runs a repro and reports the outcome; the caller compares
+// verdicts (found with opt.Check: r.CheckOptions() for the recorded ones).
 func Replay(r Repro, opt Options) (Outcome, error) {
 	return RunPlan(r.Target(), r.Seed, r.Plan, opt)
 }

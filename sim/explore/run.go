@@ -71,6 +71,7 @@ type Outcome struct {
 	History  model.History      // kept only when asked (timelines, HTML)
 	Trace    []model.TraceEvent // only when traced
 	strict   bool
+	check    model.CheckOptions // what the verdict was checked with
 }
 
 // Failed reports whether the run found a bug of the variant: a violation of
@@ -81,6 +82,29 @@ func (o Outcome) Failed() bool {
 		return !o.Verdict.OK()
 	}
 	return o.Bugs() > 0
+}
+
+// OnlyLiveness reports whether every bug of the run (with Strict, every
+// violation) is of liveness: waiters starved, items left behind.
+func (o Outcome) OnlyLiveness() bool {
+	if o.strict {
+		for _, v := range o.Verdict.Violations {
+			if !v.Kind.IsLiveness() {
+				return false
+			}
+		}
+		return len(o.Verdict.Violations) > 0
+	}
+	n := 0
+	for _, f := range o.Findings {
+		if f.Bug() {
+			if !f.Kind.IsLiveness() {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // Bugs counts the findings that are bugs of the variant.
@@ -202,7 +226,7 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict}
+	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict, check: opt.Check}
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)

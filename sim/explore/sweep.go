@@ -15,7 +15,12 @@ type SweepOptions struct {
 	// K modulo N; the zero value (N 0) runs them all.
 	ShardIndex, ShardCount int
 	Parallel               int  // workers; 0 means every core
-	KeepGoing              bool // false: stop at the first failing seed (in seed order)
+	KeepGoing              bool // false: stop at the first failing seed StopOn names (in seed order)
+	// StopOn says which failure stops a sweep that does not keep going:
+	// by default (StopOnSafety) the first that is not only liveness, so a
+	// starvation met first does not hide a safety bug a few seeds later;
+	// StopOnAny, the first of any kind.
+	StopOn StopPolicy
 	// KeepFailures is how many failing outcomes the result keeps (the
 	// first ones, in seed order); 0 means DefaultKeepFailures. Every
 	// failure is still counted and still seen by OnOutcome, so a long
@@ -25,6 +30,37 @@ type SweepOptions struct {
 	// OnOutcome, if set, sees every outcome in seed order, whatever the
 	// parallelism, on the goroutine that called Sweep.
 	OnOutcome func(Outcome)
+}
+
+// StopPolicy is which failing seed stops a sweep (SweepOptions.StopOn).
+type StopPolicy uint8
+
+const (
+	StopOnSafety StopPolicy = iota // a bug that is not only liveness: safety, a panic, a livelock
+	StopOnAny                      // any failure
+)
+
+// ParseStopPolicy reads "safety" or "any".
+func ParseStopPolicy(s string) (StopPolicy, error) {
+	switch s {
+	case "safety":
+		return StopOnSafety, nil
+	case "any":
+		return StopOnAny, nil
+	}
+	return 0, fmt.Errorf("stop-on %q is not safety or any", s)
+}
+
+func (p StopPolicy) String() string {
+	if p == StopOnAny {
+		return "any"
+	}
+	return "safety"
+}
+
+// stops reports whether failing outcome o stops a sweep under p.
+func (p StopPolicy) stops(o Outcome) bool {
+	return o.Failed() && (p == StopOnAny || !o.OnlyLiveness())
 }
 
 // DefaultKeepFailures bounds the failing outcomes a SweepResult holds.
@@ -39,10 +75,13 @@ const DefaultSweepSeeds = 1000
 // kept, so a sweep over a million seeds holds little memory however many
 // of them fail.
 type SweepResult struct {
-	Runs     int
-	Events   int64
-	Failed   int       // failing seeds (Outcome.Failed), all of them
-	Failures []Outcome // the first KeepFailures of them, in seed order
+	Runs   int
+	Events int64
+	Failed int // failing seeds (Outcome.Failed), all of them
+	// LivenessFailed counts the failing seeds whose failures were all of
+	// liveness (a sweep stopping on safety runs past them).
+	LivenessFailed int
+	Failures       []Outcome // the first KeepFailures of them, in seed order
 	// Expected counts the seeds whose violations of promised properties all
 	// came after the run broke an assumption; Unpromised those that broke
 	// only properties the variant does not promise (neither fails a sweep
@@ -138,7 +177,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
 					out, err := RunSeed(t, seeds[i], o.Run)
 					batch = append(batch, result{i, out, err})
-					if err != nil || (out.Failed() && !o.KeepGoing) {
+					if err != nil || (o.StopOn.stops(out) && !o.KeepGoing) {
 						noteStop(i)
 						break
 					}
@@ -177,10 +216,13 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			}
 			if p.out.Failed() {
 				res.Failed++
+				if p.out.OnlyLiveness() {
+					res.LivenessFailed++
+				}
 				if len(res.Failures) < keep {
 					res.Failures = append(res.Failures, p.out)
 				}
-				if !o.KeepGoing {
+				if !o.KeepGoing && o.StopOn.stops(p.out) {
 					stopped = true
 				}
 			}

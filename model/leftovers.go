@@ -1,0 +1,54 @@
+package model
+
+import "fmt"
+
+// checkLeftovers finds the first lock item that stayed on a node, used by
+// no one, for longer than bound (History.LongItems). An item is in use
+// from its write until the acquire that wrote it returned, or, if that
+// acquire was granted, until the hold it granted ended: a client that
+// keeps a lock keeps its items. After that it is left behind, and it
+// blocks others until it is removed or expires. attempts and holds are
+// what Check derived from h.
+func checkLeftovers(h History, attempts []Attempt, holds []Hold, bound int64) (Violation, bool) {
+	var first Violation
+	found := false
+	for _, it := range h.LongItems {
+		from := leftSince(it, attempts, holds)
+		if it.To-from <= bound || (found && from+bound >= first.End) {
+			continue
+		}
+		until := "until the run ended"
+		if it.To < h.End {
+			until = "until " + Seconds(it.To)
+		}
+		first = Violation{Kind: Leftover, Time: from, End: from + bound, Clients: []int{it.Client},
+			Story: fmt.Sprintf("a lock item of %s (written by %s at %s) stayed on %s unused from %s for %s, %s (bound %s)",
+				it.Owner, clientName(h, it.Client), Seconds(it.From), it.Node, Seconds(from), Seconds(it.To-from), until, Seconds(bound))}
+		found = true
+	}
+	return first, found
+}
+
+// leftSince is when item it stopped being used: the end of the acquire
+// that wrote it, or of the hold that acquire granted.
+func leftSince(it ItemLife, attempts []Attempt, holds []Hold) int64 {
+	for _, a := range attempts {
+		if a.Client != it.Client || a.CallTime > it.From || a.ReturnTime < it.From {
+			continue
+		}
+		if a.Outcome == Granted {
+			for _, hd := range holds {
+				if hd.StartSeq == a.ReturnSeq {
+					return max(it.From, hd.EndTime)
+				}
+			}
+		}
+		return max(it.From, a.ReturnTime)
+	}
+	for _, hd := range holds { // written while holding
+		if hd.Client == it.Client && hd.StartTime <= it.From && it.From <= hd.EndTime {
+			return hd.EndTime
+		}
+	}
+	return it.From
+}

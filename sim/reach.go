@@ -1,0 +1,182 @@
+package sim
+
+import (
+	"slices"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+// What liveness is judged by (model.CheckLiveness, model's leftovers): when
+// each client could make progress (Reach), and which lock items stayed on
+// their nodes for long (LongItems). Both are worked out from what the run
+// did, without adding an event to the queue: the trace hash of a run does
+// not depend on them.
+
+// itemWritten notes who wrote the item request m just wrote on n, and when.
+func (w *world) itemWritten(n *node, m *message) {
+	if i := n.store.find(m.req.key); i >= 0 {
+		e := &n.store.entries[i].entry
+		e.since, e.writer = w.now, int32(m.from.client())
+	}
+}
+
+// itemGone records a lock item that leaves node ni's store after a long
+// stay (more than two TTLs: History.LongItems), at true time now or, when
+// its node-side TTL ran out earlier, then.
+func (w *world) itemGone(ni int, e *keyEntry) {
+	if e.owner == "" || w.now-e.since <= 2*int64(w.cfg.TTL) {
+		return
+	}
+	to := w.now
+	if e.expireAt != 0 {
+		to = min(to, w.nodes[ni].clock.trueAt(e.expireAt, e.since))
+	}
+	if to-e.since > 2*int64(w.cfg.TTL) {
+		w.hist.LongItems = append(w.hist.LongItems, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner,
+			Client: int(e.writer), From: e.since, To: to})
+	}
+}
+
+// longItemsAtEnd records the lock items still on their nodes when the run
+// ends, as if they went then.
+func (w *world) longItemsAtEnd() {
+	for ni := range w.nodes {
+		for i := range w.nodes[ni].store.entries {
+			w.itemGone(ni, &w.nodes[ni].store.entries[i])
+		}
+	}
+}
+
+// computeReach fills History.Reach: per client, the stretches of the run
+// during which it was not paused, the key's nodes were not changing (a
+// change spreading to the clients' caches counts as changing), and a
+// majority of them were up (not crashed, not clogged, not refusing lock
+// writes in quarantine) and reachable from its host both ways. A network
+// whose round trip can outlast the RPC timeout is never reachable (see
+// healedAt).
+func (w *world) computeReach() {
+	w.hist.Reachable = true
+	end := w.hist.End
+	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) || end <= 0 {
+		return
+	}
+	type window struct{ from, to int64 }
+	span := func(at, d int64) window {
+		if d <= 0 {
+			return window{at, end} // for good
+		}
+		return window{at, min(at+d, end)}
+	}
+	var down, clog [64][]window // per node
+	var parts []int             // plan events: partitions
+	paused := make([][]window, len(w.clients))
+	points := []int64{0}
+	add := func(ws ...window) {
+		for _, x := range ws {
+			points = append(points, x.from, x.to)
+		}
+	}
+	for i, e := range w.plan.Events {
+		at, d := int64(e.At), int64(e.For)
+		switch e.Kind {
+		case faults.Crash:
+			down[e.Node] = append(down[e.Node], span(at, d))
+			add(span(at, d))
+		case faults.Clog:
+			clog[e.Node] = append(clog[e.Node], span(at, d))
+			add(span(at, d))
+		case faults.Partition:
+			parts = append(parts, i)
+			add(span(at, d))
+		case faults.Pause:
+			if e.Point == "" && e.Client < len(paused) {
+				paused[e.Client] = append(paused[e.Client], span(at, d))
+				add(span(at, d))
+			}
+		}
+	}
+	for _, p := range w.hist.Pauses {
+		if p.Client < len(paused) {
+			paused[p.Client] = append(paused[p.Client], span(p.Time, p.For))
+			add(span(p.Time, p.For))
+		}
+	}
+	if w.quarantine {
+		for _, r := range w.hist.Restarts {
+			down[r.Node] = append(down[r.Node], span(r.Time, int64(w.cfg.TTL))) // no lock writes
+			add(span(r.Time, int64(w.cfg.TTL)))
+		}
+	}
+	for _, mv := range w.hist.Moves {
+		add(window{mv.Time, max(mv.Time, mv.Until)})
+	}
+	points = append(points, end)
+	slices.Sort(points)
+	points = slices.Compact(points)
+
+	in := func(ws []window, t int64) bool {
+		for _, x := range ws {
+			if x.from <= t && t < x.to {
+				return true
+			}
+		}
+		return false
+	}
+	replicas := w.placement(w.views[0], LockKey)
+	open := make([]int, len(w.clients)) // per client: index+1 of its open Reach, 0 none
+	for k, t := range points {
+		if t >= end {
+			break
+		}
+		next := end
+		if k+1 < len(points) {
+			next = points[k+1]
+		}
+		changing := false
+		for _, mv := range w.hist.Moves {
+			if mv.Time <= t {
+				replicas = mv.Nodes
+				changing = changing || t < mv.Until
+			}
+		}
+		for c, p := range w.clients {
+			ok := !changing && !in(paused[c], t) && len(replicas) > 0
+			if ok {
+				up := 0
+				for _, n := range replicas {
+					if !in(down[n], t) && !in(clog[n], t) && !w.cutAt(parts, p.host, n, t) {
+						up++
+					}
+				}
+				ok = up > len(replicas)/2
+			}
+			switch {
+			case ok && open[c] > 0:
+				w.hist.Reach[open[c]-1].To = next
+			case ok:
+				w.hist.Reach = append(w.hist.Reach, model.Reach{Client: c, From: t, To: next})
+				open[c] = len(w.hist.Reach)
+			default:
+				open[c] = 0
+			}
+		}
+	}
+	slices.SortStableFunc(w.hist.Reach, func(a, b model.Reach) int { return a.Client - b.Client })
+}
+
+// cutAt reports whether a partition among plan events parts, active at
+// true time t, cuts host from node in either direction.
+func (w *world) cutAt(parts []int, host, node int, t int64) bool {
+	for _, i := range parts {
+		e := &w.plan.Events[i]
+		if t < int64(e.At) || t >= int64(e.At+e.For) {
+			continue
+		}
+		inHost, inNode := slices.Contains(e.Hosts, host), slices.Contains(e.Nodes, node)
+		if inHost != inNode {
+			return true // one of them leaves the group: cut one way at least, and a call needs both
+		}
+	}
+	return false
+}

@@ -1,0 +1,61 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+)
+
+// reachableAt reports whether client c could make progress at true time t.
+func reachableAt(h model.History, c int, t time.Duration) bool {
+	for _, r := range h.Reach {
+		if r.Client == c && r.From <= int64(t) && int64(t) < r.To {
+			return true
+		}
+	}
+	return false
+}
+
+// Reach follows the faults: a majority of the key's nodes down, a
+// partition cutting a host off, a client's own pause; and it returns
+// when they end.
+func TestReachFollowsTheFaults(t *testing.T) {
+	s := time.Second
+	plan := faults.Plan{Events: []faults.Event{
+		{At: 10 * s, Kind: faults.Crash, Node: 0, For: 10 * s},
+		{At: 10 * s, Kind: faults.Crash, Node: 1, For: 10 * s},
+		{At: 30 * s, Kind: faults.Partition, Hosts: []int{1}, For: 10 * s},
+		{At: 50 * s, Kind: faults.Pause, Client: 2, For: 10 * s},
+		{At: 70 * s, Kind: faults.Crash, Node: 2, For: 10 * s}, // one of three: a majority is left
+	}}
+	h := faultRun(t, plan).History
+	if !h.Reachable {
+		t.Fatal("Reach not recorded")
+	}
+	cases := []struct {
+		client int
+		at     time.Duration
+		want   bool
+	}{
+		{0, 5 * s, true}, {0, 15 * s, false}, {2, 15 * s, false}, {0, 25 * s, true},
+		{1, 35 * s, false}, {0, 35 * s, true}, {1, 45 * s, true},
+		{2, 55 * s, false}, {1, 55 * s, true},
+		{0, 75 * s, true},
+	}
+	for _, c := range cases {
+		if got := reachableAt(h, c.client, c.at); got != c.want {
+			t.Errorf("client %d at %s: reachable %v, want %v (reach %+v)", c.client, c.at, got, c.want, h.Reach)
+		}
+	}
+}
+
+// A network whose round trip can outlast the RPC timeout is never
+// reachable.
+func TestReachUnreliableNetwork(t *testing.T) {
+	h := faultRun(t, faults.Plan{Network: faults.Network{ExtraLatencyMax: time.Second}}).History
+	if len(h.Reach) != 0 {
+		t.Errorf("a network slower than the timeout was reachable: %+v", h.Reach)
+	}
+}
