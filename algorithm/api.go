@@ -71,8 +71,13 @@ type Env interface {
 	// Topology is dht.GetTopologyFor(key): the nodes that hold key, in the
 	// DHT's order. It may change between calls (topology faults).
 	Topology(key string) []Server
-	// Now is the local clock of the client's host (offset, drift, jumps included).
+	// Now is the client host's clock (offset, drift, jumps included), in
+	// UTC: what time.Now is in Go, DateTime.UtcNow in .NET.
 	Now() time.Duration
+	// LocalNow is the same clock in the host's local time zone, what
+	// DateTime.Now reads: Now plus the zone's UTC offset, which changes
+	// at a daylight-saving transition. Equal to Now for a host on UTC.
+	LocalNow() time.Duration
 	// HostName is currentServerName: shared by every thread on the host.
 	HostName() string
 	// ClientName is unique per client thread, e.g. "h1/t0".

@@ -15,8 +15,9 @@ const (
 	// hold the lock at the same instant.
 	MutualExclusion Property = 1 << iota
 	// ResourceSafety, at the effect level: the resource the lock protects
-	// never loses an update (its accesses linearize as atomic increments).
-	// A fenced lock promises this without promising MutualExclusion.
+	// never loses an update (its accesses linearize as atomic increments),
+	// and the lock never destroys the application's data in the DHT. A
+	// fenced lock promises this without promising MutualExclusion.
 	ResourceSafety
 	// Liveness: once every fault has healed, a client that keeps trying is
 	// granted the lock within the checker's bound (three TTLs by default).
@@ -137,6 +138,9 @@ type Assumptions struct {
 	// ReplicationMin: the key is on at least this many nodes, as deployed
 	// and after any topology change. Zero: not assumed.
 	ReplicationMin int
+	// ReservedLockNames: the application keeps no data of its own under a
+	// lock's item name (<key>_lock): the DHT's namespace is shared.
+	ReservedLockNames bool
 }
 
 // IsZero reports whether a assumes nothing.
@@ -164,6 +168,7 @@ func (a Assumptions) And(b Assumptions) Assumptions {
 		MessageLossMaxPPM:      tighter(a.MessageLossMaxPPM, b.MessageLossMaxPPM),
 		NoDuplication:          a.NoDuplication || b.NoDuplication,
 		ReplicationMin:         max(a.ReplicationMin, b.ReplicationMin),
+		ReservedLockNames:      a.ReservedLockNames || b.ReservedLockNames,
 	}
 }
 
@@ -184,11 +189,12 @@ const (
 	MessageLoss       Assumption = "message-loss"
 	NoDuplication     Assumption = "no-duplication"
 	ReplicationMin    Assumption = "replication-min"
+	ReservedLockNames Assumption = "reserved-lock-names"
 )
 
 // EveryAssumption lists every kind, in field order.
 var EveryAssumption = []Assumption{ClockError, ClockRate, ClockJumps, UseWithinValidity,
-	FixedTopology, DurableNodes, RestartQuarantine, TokenChecks, MessageLoss, NoDuplication, ReplicationMin}
+	FixedTopology, DurableNodes, RestartQuarantine, TokenChecks, MessageLoss, NoDuplication, ReplicationMin, ReservedLockNames}
 
 // Names lists the assumptions a makes, in field order.
 func (a Assumptions) Names() []Assumption {
@@ -226,6 +232,8 @@ func (a Assumptions) Makes(n Assumption) bool {
 		return a.NoDuplication
 	case ReplicationMin:
 		return a.ReplicationMin > 0
+	case ReservedLockNames:
+		return a.ReservedLockNames
 	}
 	return false
 }
@@ -262,6 +270,8 @@ func (a Assumptions) Phrase(n Assumption) string {
 		return "no message is delivered twice"
 	case ReplicationMin:
 		return fmt.Sprintf("the key is on at least %d nodes", a.ReplicationMin)
+	case ReservedLockNames:
+		return "no application data under a lock's item name"
 	}
 	return ""
 }

@@ -18,6 +18,10 @@ type Original struct {
 	// MaxDepth bounds the retries after a successful scavenge; zero means the
 	// post's 3.
 	MaxDepth int
+	// Literal reads the pseudo-code's undefined names literally where a
+	// name in scope fits: ClearLock(key) reads and removes `key` itself,
+	// not key+"_lock" (the evident intent, and the default).
+	Literal bool
 }
 
 // Defaults of the post.
@@ -60,11 +64,11 @@ func (o Original) Release(env Env, key string, _ Grant) {
 
 // LockKey transliterates `def LockKey(key, recursionDepth) as bool`.
 func (o Original) LockKey(env Env, key string, recursionDepth int) bool {
-	topology := env.Topology(key)        // topology = dht.GetTopologyFor(key)
-	successfulLocks := 0                 // successfulLocks = 0
-	lockExpiry := env.Now() + o.ttl(env) // lockExpiry = DateTime.Now.AddMinutes(1)  (the writer's local clock, computed once)
-	lockKey := key + "_lock"             // lockKey = key+"_lock"
-	for _, server := range topology {    // for server in topology:
+	topology := env.Topology(key)             // topology = dht.GetTopologyFor(key)
+	successfulLocks := 0                      // successfulLocks = 0
+	lockExpiry := env.LocalNow() + o.ttl(env) // lockExpiry = DateTime.Now.AddMinutes(1)  (the writer's local time, computed once)
+	lockKey := key + "_lock"                  // lockKey = key+"_lock"
+	for _, server := range topology {         // for server in topology:
 		err := server.WriteIfDoesNotExistsOrSameServer(lockKey, env.HostName(), lockExpiry) // server.WriteIfDoesNotExistsOrSameServer(lockKey, currentServerName, lockExpiry)
 		switch {
 		case err == nil:
@@ -92,10 +96,12 @@ func (o Original) LockKey(env Env, key string, recursionDepth int) bool {
 }
 
 // HasExpired is the post's undefined HasExpired(val): the expiry written on
-// the writer's clock compared with the reader's clock. The two are different
-// clocks; the post assumes "a system that share a clock".
+// the writer's clock compared with the reader's clock, both DateTime.Now:
+// local time. The two are different clocks; the post assumes "a system that
+// share a clock". Local time also differs by time zone, and jumps at a
+// daylight-saving transition, even where the clocks agree.
 func HasExpired(env Env, val Item) bool {
-	return val.Expiry < env.Now()
+	return val.Expiry < env.LocalNow()
 }
 
 // ScavengeExpiredLocks transliterates `def ScavengeExpiredLocks(key)`.
@@ -141,9 +147,13 @@ func (o Original) ScavengeExpiredLocks(env Env, key string) bool {
 // ClearLock transliterates `def ClearLock(key)`.
 func (o Original) ClearLock(env Env, key string) {
 	// Interpretation: `lockKey` is undefined in this scope. Taken literally
-	// (ReadKey(key)) ClearLock would read the locked key itself, find no lock
-	// item, and never clear anything; evident intent is key+"_lock".
+	// (ReadKey(key), o.Literal) ClearLock reads the locked key itself: it
+	// never clears a lock item, and removes the application's data under the
+	// key when this server wrote it last. Evident intent is key+"_lock".
 	lockKey := key + "_lock"
+	if o.Literal {
+		lockKey = key
+	}
 	topology := env.Topology(key)     // topology = dht.GetTopologyFor(key)
 	for _, server := range topology { // for server in topology:
 		val, err := server.ReadKey(lockKey) // val = server.ReadKey(lockKey)

@@ -47,6 +47,9 @@ type Bounds struct {
 	// restart quarantine and token checks: only then can a draw break them
 	// (Deployment.NoQuarantine, NoFencing).
 	Quarantined, Fenced bool
+	// ReservedLockNames says the variant assumes no application data under
+	// its lock's name: only the world breaks it (explore draws the data).
+	ReservedLockNames bool
 	// ReplicationMin, when positive, keeps every ring a topology change
 	// draws at this many members or more. (The world's replication is
 	// drawn by the caller: explore keeps it at ReplicationMin or above,
@@ -75,6 +78,7 @@ const (
 	BreakMessageLoss       Breakable = "message-loss"        // loss above LossMaxPPM
 	BreakNoDuplication     Breakable = "no-duplication"      // duplicated messages
 	BreakReplicationMin    Breakable = "replication-min"     // fewer replicas: the world's replication, or a ring that shrinks
+	BreakReservedLockNames Breakable = "reserved-lock-names" // the world's application data under the lock's name
 )
 
 // breakables lists every Breakable with the class a draw needs to cross it.
@@ -89,6 +93,7 @@ var breakables = []struct {
 	// The world's replication breaks it, drawn under the classes whose
 	// worlds draw replication (explore.DefaultWorld); topology is one.
 	{BreakReplicationMin, ClassTopology},
+	{BreakReservedLockNames, ClassAll},
 }
 
 // ParseBreakable reads a Breakable's name.
@@ -141,6 +146,8 @@ func (bd Bounds) bounded(b Breakable) bool {
 		return bd.NoDuplicates
 	case BreakReplicationMin:
 		return bd.ReplicationMin > 0
+	case BreakReservedLockNames:
+		return bd.ReservedLockNames
 	}
 	return false
 }
@@ -168,8 +175,8 @@ func (bd Bounds) Validate(a Allowed) error {
 			return err
 		case !bd.bounded(b):
 			return fmt.Errorf("bounds: nothing bounds %s, so nothing can break it", b)
-		case b == BreakReplicationMin:
-			// The world breaks it (its replication), whatever the classes.
+		case b == BreakReplicationMin || b == BreakReservedLockNames:
+			// The world breaks it (its replication, its data), whatever the classes.
 		case !a.Has(class):
 			return fmt.Errorf("bounds: breaking %s needs fault class %s, not in %s", b, class, a)
 		}
@@ -236,7 +243,7 @@ func forces(b Breakable) feature {
 		return featLoss
 	case BreakNoDuplication:
 		return featDuplicate
-	case BreakReplicationMin:
+	case BreakReplicationMin, BreakReservedLockNames:
 		return numFeatures // the world breaks it, not a fault
 	}
 	panic("faults: unknown breakable " + string(b))

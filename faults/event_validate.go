@@ -52,8 +52,8 @@ func (e Event) validate(field string, s Shape, clients int) error {
 		if err := inRange(field+".client", e.Client, clients, "clients"); err != nil {
 			return err
 		}
-		if e.Point != "" && e.Point != InAcquire {
-			return bad(field+".point", "%q is not a point a timed pause can wait for (valid: %s)", e.Point, InAcquire)
+		if e.Point != "" && e.Point != InAcquire && e.Point != BeforeDelete {
+			return bad(field+".point", "%q is not a point a timed pause can wait for (valid: %s, %s)", e.Point, InAcquire, BeforeDelete)
 		}
 		return positive(field+".for", e.For)
 	case Topology:

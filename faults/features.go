@@ -21,6 +21,7 @@ const (
 	featPoints                      // fault-point pauses
 	featThreads                     // threads_per_host override
 	featTopology                    // topology events
+	featZone                        // hosts in local time zones
 	featNoQuarantine                // deployment.no_quarantine: the first lapse
 	featNoFencing                   // deployment.no_fencing
 	numFeatures
@@ -51,6 +52,7 @@ var features = [numFeatures]struct {
 	featPoints:    {"points", ClassPause},
 	featThreads:   {"threads", ClassThreads},
 	featTopology:  {"topology", ClassTopology},
+	featZone:      {"localtime", ClassLocalTime},
 	// Deployment lapses are drawn only to break an envelope on purpose;
 	// each sits in the class whose faults it makes matter.
 	featNoQuarantine: {"no-quarantine", ClassAmnesia},
@@ -83,6 +85,9 @@ func (p Plan) uses() []use {
 	}
 	add(p.ThreadsPerHost != 0, featThreads, "threads_per_host")
 	add(p.Points != Points{}, featPoints, "points")
+	for i := range p.Zones {
+		add(true, featZone, index("zones", i))
+	}
 	for i, e := range p.Events {
 		if f, ok := eventFeature(e); ok {
 			add(true, f, index("events", i))
@@ -138,7 +143,7 @@ func (p Plan) Faults() []string {
 // points, a threads override and each deployment lapse. The zero Plan has
 // size 0.
 func (p Plan) Size() int {
-	n := len(p.Events) + len(p.Clocks)
+	n := len(p.Events) + len(p.Clocks) + len(p.Zones)
 	for _, on := range []bool{p.Network.LossPPM != 0, p.Network.DuplicatePPM != 0,
 		p.Network.ReplyLossPPM != 0, p.Network.ExtraLatencyMax != 0,
 		p.Points.PausePPM != 0 || p.Points.PauseFor != 0, p.ThreadsPerHost != 0,

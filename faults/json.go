@@ -61,6 +61,9 @@ func (p *Plan) normalize() {
 	if len(p.Events) == 0 {
 		p.Events = nil
 	}
+	if len(p.Zones) == 0 {
+		p.Zones = nil
+	}
 	for i := range p.Events {
 		if len(p.Events[i].Nodes) == 0 {
 			p.Events[i].Nodes = nil

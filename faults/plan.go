@@ -29,6 +29,9 @@ type Plan struct {
 	ThreadsPerHost int `json:"threads_per_host,omitempty"`
 	// Points fires pauses at named places of a client's life (BUGGIFY).
 	Points Points `json:"points"`
+	// Zones put hosts in local time zones: what DateTime.Now reads there
+	// (algorithm.Env.LocalNow). Hosts without an entry are on UTC.
+	Zones []Zone `json:"zones,omitempty"`
 	// Events are timed faults, sorted by At.
 	Events []Event `json:"events,omitempty"`
 	// Deployment lapses: what the deployment fails to provide a variant
@@ -83,6 +86,16 @@ type Clock struct {
 	DriftPPM int64         `json:"drift_ppm,omitempty"` // local runs fast by this many ns per ms of true time
 }
 
+// Zone is one host's local time: UTC plus Offset, and plus Shift more
+// from true time ShiftAt on (a daylight-saving transition; zero Shift:
+// none). Clocks (offset, drift, jumps) are UTC and are not changed by it.
+type Zone struct {
+	Host    int           `json:"host"`
+	Offset  time.Duration `json:"offset,omitempty"`
+	ShiftAt time.Duration `json:"shift_at,omitempty"`
+	Shift   time.Duration `json:"shift,omitempty"`
+}
+
 // Points are the BUGGIFY-style fault points: with probability PausePPM, a
 // client pauses for PauseFor at each named point.
 //
@@ -112,6 +125,11 @@ const (
 	// the first writes may already be made), which slows an acquire past
 	// its lock's margins.
 	InAcquire Point = "in-acquire"
+	// BeforeDelete is where a timed pause may wait to strike instead: just
+	// before the client's next delete inside Acquire (RemoveKey or
+	// CompareAndDelete): in the original, inside ScavengeExpiredLocks,
+	// between reading an expired item and removing it.
+	BeforeDelete Point = "before-delete"
 	// WhileHeld is where a topology change may wait to strike: while some
 	// client holds the lock (at At if one does, else just after the next
 	// grant), where moving the key's items away hurts.
@@ -126,7 +144,7 @@ const (
 	Partition Kind = "partition" // cut Nodes+Hosts from everyone else for For; OneWay: only messages leaving the group are cut
 	Clog      Kind = "clog"      // messages to and from Node are held back until For has passed
 	ClockJump Kind = "jump"      // process (Target, Index) clock jumps by Delta (negative: backwards)
-	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause); Point in-acquire: before one of its server calls inside Acquire, at or after At
+	Pause     Kind = "pause"     // Client stops running for For (a GC or VM pause); Point in-acquire: before one of its server calls inside Acquire, at or after At; before-delete: before its next delete inside Acquire
 	Topology  Kind = "topology"  // the key's topology becomes Nodes (in that order), or on a ring the ring's members do; For > 0: for that long, then what it was returns (Nodes may then be empty: a ring rebalancing or bootstrapping); Spread > 0: each client learns of it at its own moment within Spread (stale caches); Point while-held: at the first grant at or after At, if no lock is held then
 )
 
@@ -165,6 +183,7 @@ const (
 	ClassPartition Class = "partition" // partitions (incl. one-way) and clogs
 	ClassSkew      Class = "skew"      // clock offset and drift
 	ClassJump      Class = "jump"      // clock jumps
+	ClassLocalTime Class = "localtime" // hosts' DateTime.Now in local time zones, with daylight-saving changes
 	ClassPause     Class = "pause"     // client pauses, timed and at fault points
 	ClassThreads   Class = "threads"   // several client threads share a host
 	ClassTopology  Class = "topology"  // the key moves to other nodes
@@ -173,4 +192,4 @@ const (
 
 // Classes lists every class in matrix order.
 var Classes = []Class{ClassNone, ClassLoss, ClassAmbiguous, ClassCrash, ClassAmnesia,
-	ClassPartition, ClassSkew, ClassJump, ClassPause, ClassThreads, ClassTopology, ClassAll}
+	ClassPartition, ClassSkew, ClassJump, ClassLocalTime, ClassPause, ClassThreads, ClassTopology, ClassAll}

@@ -38,6 +38,9 @@ func PlanGenWithin(classes []Class, s Shape, bd Bounds) *rapid.Generator[Plan] {
 		if a.permits(featOffset) {
 			p.Clocks = drawClocks(t, s, bd, br)
 		}
+		if a.permits(featZone) && rapid.Bool().Draw(t, "zones") {
+			p.Zones = drawZones(t, s)
+		}
 		if a.permits(featThreads) && rapid.Bool().Draw(t, "threads") {
 			p.ThreadsPerHost = rapid.IntRange(2, 3).Draw(t, "threads_per_host")
 		}
@@ -270,6 +273,21 @@ func eventKinds(a Allowed, bd Bounds, br breakSet) []feature {
 	for _, f := range []feature{featClog, featPause, featJump, featCrash, featAmnesia, featPartition, featTopology} {
 		if a.permits(f) && !bd.forbids(f, br) {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// drawZones puts every host in a local time zone, whole hours from UTC
+// (shrinking toward UTC), each with a daylight-saving change or not.
+func drawZones(t *rapid.T, s Shape) []Zone {
+	out := make([]Zone, s.Hosts)
+	lastMs := int64((s.Duration - 1) / time.Millisecond)
+	for h := range out {
+		out[h] = Zone{Host: h, Offset: time.Duration(rapid.IntRange(-12, 12).Draw(t, "offset hours")) * time.Hour}
+		at, by := drawMillis(t, "shift at", 0, lastMs), rapid.SampledFrom([]time.Duration{0, time.Hour, -time.Hour}).Draw(t, "shift")
+		if by != 0 {
+			out[h].ShiftAt, out[h].Shift = at, by
 		}
 	}
 	return out

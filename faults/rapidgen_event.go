@@ -20,9 +20,7 @@ func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *ra
 		case featPause:
 			e.Kind, e.Client = Pause, rapid.IntRange(0, clients-1).Draw(t, "client")
 			e.For = drawMillis(t, "for", 1, 180_000)
-			if rapid.Bool().Draw(t, "in_acquire") {
-				e.Point = InAcquire
-			}
+			e.Point = rapid.SampledFrom([]Point{"", InAcquire, BeforeDelete}).Draw(t, "point")
 		case featJump:
 			e.Kind = ClockJump
 			e.Target = rapid.SampledFrom([]ProcessKind{HostProcess, NodeProcess}).Draw(t, "target")

@@ -27,9 +27,10 @@ var classFaults = []struct {
 	{ClassPartition, []string{"partition", "clog"}},
 	{ClassSkew, []string{"offset", "drift"}},
 	{ClassJump, []string{"jump"}},
+	{ClassLocalTime, []string{"localtime"}},
 	{ClassPause, []string{"pause", "points"}},
 	{ClassThreads, []string{"threads"}},
 	{ClassTopology, []string{"topology"}},
 	{ClassAll, []string{"loss", "duplicate", "latency", "reply-loss", "crash", "amnesia", "partition",
-		"clog", "offset", "drift", "jump", "pause", "points", "threads", "topology"}},
+		"clog", "offset", "drift", "jump", "pause", "points", "threads", "topology", "localtime"}},
 }

@@ -48,11 +48,15 @@ func SwarmWithin(seed uint64, classes []Class, s Shape, bd Bounds) Plan {
 	if on[featPoints] {
 		p.Points = g.points(p.Network.ExtraLatencyMax)
 	}
+	if on[featZone] {
+		p.Zones = g.zones()
+	}
 	p.Events = g.events(on, s.ClientsFor(p))
 	if bd.ClockErrorMax > 0 && !g.br.has(BreakClockError) && !g.br.has(BreakClockJumps) {
 		p.Events = g.fitJumps(p.Clocks, p.Events)
 	}
 	p.Deployment = Deployment{NoQuarantine: g.br.has(BreakRestartQuarantine), NoFencing: g.br.has(BreakTokenChecks)}
+	p.normalize()
 	return p
 }
 

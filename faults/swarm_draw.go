@@ -38,11 +38,15 @@ func (g swarm) event(f feature, clients int) Event {
 		// long as its items live is where validity arithmetic slips.
 		e.Kind, e.Client = Pause, g.rng.IntN(clients)
 		e.For = g.durIn(time.Second, 3*time.Minute)
-		if g.rng.IntN(2) == 0 {
+		switch g.rng.IntN(4) {
+		case 0, 1:
+		case 2:
 			e.Point = InAcquire
 			if ttl := g.s.ttl(); g.rng.IntN(2) == 0 {
 				e.For = g.durIn(ttl-ttl/20, ttl+ttl/2)
 			}
+		default: // between reading an expired item and removing it
+			e.Point = BeforeDelete
 		}
 	case featTopology:
 		// Half of them wait until a lock is held: where moving the key's
@@ -191,3 +195,31 @@ func signedOf[T ~int64](g swarm, v T) T {
 }
 
 func cmpDuration(a, b time.Duration) int { return cmp.Compare(a, b) }
+
+// zones puts the hosts in local time zones: half the time all of them in
+// one zone that changes to or from daylight-saving time once, at the same
+// instant for all (a data centre's local time); else each host in a zone
+// of its own, whole hours from UTC, half of them with a change at their
+// own instant (hosts around the world).
+func (g swarm) zones() []Zone {
+	out := make([]Zone, g.s.Hosts)
+	shift := func() (time.Duration, time.Duration) {
+		at := g.durIn(0, g.s.Duration-1)
+		return at, time.Duration(1-2*g.rng.IntN(2)) * time.Hour // spring forward or fall back
+	}
+	if g.rng.IntN(2) == 0 {
+		offset := time.Duration(g.rng.IntN(25)-12) * time.Hour
+		at, by := shift()
+		for h := range out {
+			out[h] = Zone{Host: h, Offset: offset, ShiftAt: at, Shift: by}
+		}
+		return out
+	}
+	for h := range out {
+		out[h] = Zone{Host: h, Offset: time.Duration(g.rng.IntN(25)-12) * time.Hour}
+		if g.rng.IntN(2) == 0 {
+			out[h].ShiftAt, out[h].Shift = shift()
+		}
+	}
+	return out
+}

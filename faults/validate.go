@@ -40,6 +40,9 @@ func (p Plan) Validate(s Shape) error {
 	if err := p.validatePoints(); err != nil {
 		return err
 	}
+	if err := p.validateZones(s); err != nil {
+		return err
+	}
 	for i, e := range p.Events {
 		if i > 0 && e.At < p.Events[i-1].At {
 			return bad(index("events", i)+".at", "%v is before events[%d].at %v: events must be sorted by at",
@@ -47,6 +50,38 @@ func (p Plan) Validate(s Shape) error {
 		}
 		if err := e.validate(index("events", i), s, s.ClientsFor(p)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// Bounds of a time zone: UTC-14h..+14h, daylight-saving shifts of at most
+// two hours either way.
+const (
+	maxZoneOffset = 14 * time.Hour
+	maxZoneShift  = 2 * time.Hour
+)
+
+func (p Plan) validateZones(s Shape) error {
+	for i, z := range p.Zones {
+		f := index("zones", i)
+		if err := inRange(f+".host", z.Host, s.Hosts, "hosts"); err != nil {
+			return err
+		}
+		for j := range i {
+			if p.Zones[j].Host == z.Host {
+				return bad(f+".host", "%d repeats zones[%d].host: one zone per host", z.Host, j)
+			}
+		}
+		switch {
+		case z.Offset < -maxZoneOffset || z.Offset > maxZoneOffset:
+			return bad(f+".offset", "%v is not within %v of UTC", z.Offset, maxZoneOffset)
+		case z.Shift < -maxZoneShift || z.Shift > maxZoneShift:
+			return bad(f+".shift", "%v is not a daylight-saving change (at most %v either way)", z.Shift, maxZoneShift)
+		case z.ShiftAt < 0 || z.ShiftAt >= s.Duration:
+			return bad(f+".shift_at", "%v is not within the run [0, %v)", z.ShiftAt, s.Duration)
+		case z.Shift == 0 && z.ShiftAt != 0:
+			return bad(f+".shift_at", "is set but shift is zero")
 		}
 	}
 	return nil

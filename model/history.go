@@ -128,6 +128,20 @@ type History struct {
 	// LongItems are the lock items that stayed on a node for longer than
 	// two TTLs, in the order they went (the end of the run last).
 	LongItems []ItemLife `json:"long_items,omitempty"`
+	// AppData names the keys the application kept its data under, and
+	// DataLoss the times a client destroyed some of it, in time order.
+	AppData  []string   `json:"app_data,omitempty"`
+	DataLoss []DataLost `json:"data_loss,omitempty"`
+}
+
+// DataLost is the application's data under Key on Node destroyed by a
+// client's request at Time: How is "removed" or "overwrote".
+type DataLost struct {
+	Node   string `json:"node"`
+	Key    string `json:"key"`
+	Time   int64  `json:"t"`
+	Client int    `json:"c"`
+	How    string `json:"how"`
 }
 
 // Reach is a stretch of true time, [From, To), during which a client
@@ -189,6 +203,8 @@ const (
 	// Leftover: a lock item stayed on a node, used by no one, for longer
 	// than the liveness bound.
 	Leftover ViolationKind = "leftover"
+	// DataLoss: a client's lock calls destroyed the application's data.
+	DataLoss ViolationKind = "data-loss"
 	// Panic: a client's algorithm panicked.
 	Panic ViolationKind = "panic"
 	// Livelock: a client never yielded, or the run hit its event cap.
@@ -196,7 +212,9 @@ const (
 )
 
 // IsSafety reports whether the kind is a safety violation.
-func (k ViolationKind) IsSafety() bool { return k == MutualExclusion || k == LostUpdate }
+func (k ViolationKind) IsSafety() bool {
+	return k == MutualExclusion || k == LostUpdate || k == DataLoss
+}
 
 // IsLiveness reports whether the kind is a liveness violation: a wait or
 // an item left behind.

@@ -54,6 +54,9 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	if lost, found := c.checkCounter(h); found {
 		v.Violations = append(v.Violations, lost)
 	}
+	if len(h.DataLoss) > 0 {
+		v.Violations = append(v.Violations, dataLossViolation(h))
+	}
 	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
 		if stuck, found := c.checkLiveness(h, windows, bound); found {
 			v.Violations = append(v.Violations, stuck)
@@ -87,7 +90,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, Liveness, Leftover, Panic, Livelock}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}
@@ -116,4 +119,12 @@ func abortViolation(h History) Violation {
 		v.Story = fmt.Sprintf("%s stopped making progress at %s (%s): %s", who, Seconds(a.Time), kind, detail)
 	}
 	return v
+}
+
+// dataLossViolation reports the first time a client destroyed the
+// application's data.
+func dataLossViolation(h History) Violation {
+	d := h.DataLoss[0]
+	return Violation{Kind: DataLoss, Time: d.Time, Clients: []int{d.Client},
+		Story: fmt.Sprintf("%s %s the application's data under %s on %s at %s", clientName(h, d.Client), d.How, d.Key, d.Node, Seconds(d.Time))}
 }

@@ -134,7 +134,7 @@ func (k *Kinds) add(kinds []model.ViolationKind) {
 		switch x {
 		case model.MutualExclusion:
 			seen.MutualExclusion = 1
-		case model.LostUpdate:
+		case model.LostUpdate, model.DataLoss:
 			seen.LostUpdate = 1
 		case model.Liveness, model.Leftover: // L: waiters starved, or items left behind
 			seen.Liveness = 1

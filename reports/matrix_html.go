@@ -170,7 +170,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 
 <p class="legend">
 <span class="safe">✓ no bug (&lt;p%: the rate 95% confidence rules out)</span><span class="lock">✗ beliefs overlapped, resource safe</span><span class="unsafe">✗ lost update or abort</span><span class="live">⚠ liveness only</span><span class="notrun">– not run · n/a: the envelope assumes the class away</span><br>
-kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update (resource level) · <b>L</b> liveness · <b>A</b> abort (panic or livelock) · <b>@i</b>: first failure at the i-th seed · <b>size s</b>: timed faults left after minimising · <b>not promised k</b>: seeds that broke only what the variant does not promise · <b>outside k</b>: seeds that broke an assumption anyway
+kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update or data destroyed (resource level) · <b>L</b> liveness (waiters starved, items left behind) · <b>A</b> abort (panic or livelock) · <b>@i</b>: first failure at the i-th seed · <b>size s</b>: timed faults left after minimising · <b>not promised k</b>: seeds that broke only what the variant does not promise · <b>outside k</b>: seeds that broke an assumption anyway
 </p>
 
 <div class="matrix">

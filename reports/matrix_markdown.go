@@ -15,7 +15,7 @@ assumption costs is the second table.
 Legend:
 - ✓ 0/n (<p%): no bug in any of n seeds: with 95% confidence fewer than p% of seeds would show one
 - ✗ k/n: k of n seeds showed a bug; ⚠ k/n: k of n seeds only starved waiters
-- kinds: M mutual exclusion (lock level), U lost update (resource level), L liveness, A abort (panic or livelock)
+- kinds: M mutual exclusion (lock level), U lost update or data destroyed (resource level), L liveness (waiters starved, items left behind), A abort (panic or livelock)
 - first @i: the first bug came at the i-th seed; size s: timed faults left after minimising it
 - not promised k: k seeds broke only what the variant does not promise (fenced: the lock)
 - outside k: k seeds broke an assumption anyway (so what broke after it is no bug)

@@ -39,7 +39,27 @@ type Config struct {
 	// (every key on the first Replication nodes; "" reads as it, as repro
 	// files from before placement existed were recorded).
 	Placement string `json:"placement,omitempty"`
+
+	// SlowExtra, when positive, makes one link slower than the rest:
+	// every message between host SlowHost and node SlowNode (every node,
+	// when SlowNode is -1: a slow client) takes up to this much longer.
+	SlowExtra time.Duration `json:"slow_extra,omitempty"`
+	SlowHost  int           `json:"slow_host,omitempty"`
+	SlowNode  int           `json:"slow_node,omitempty"`
+
+	// AppData is what the application keeps in the DHT besides the lock,
+	// written by host h0 before the run: nothing (""), its data under the
+	// locked key itself (AppDataKey), or that and data under the lock's
+	// item name, <key>_lock, which the DHT places by that name
+	// (AppDataLockName). The checker reports any of it destroyed.
+	AppData string `json:"app_data,omitempty"`
 }
+
+// What the application keeps in the DHT (Config.AppData).
+const (
+	AppDataKey      = "key"
+	AppDataLockName = "key+lock-name"
+)
 
 // DefaultConfig is the blog post's setting: five nodes, the key on three
 // of them placed by consistent hashing, three hosts with one thread each, a
@@ -105,6 +125,14 @@ func (c Config) Validate() error {
 		return bad("max_steps_no_yield", "must be at least 1")
 	case c.Placement != "" && c.Placement != PlacementFirst && c.Placement != PlacementRing:
 		return bad("placement", fmt.Sprintf("%q is not %s or %s", c.Placement, PlacementRing, PlacementFirst))
+	case c.SlowExtra < 0:
+		return bad("slow_extra", "must not be negative")
+	case c.SlowExtra > 0 && (c.SlowHost < 0 || c.SlowHost >= c.Hosts):
+		return bad("slow_host", fmt.Sprintf("(%d) must name a host, 0..%d", c.SlowHost, c.Hosts-1))
+	case c.SlowExtra > 0 && (c.SlowNode < -1 || c.SlowNode >= c.Nodes):
+		return bad("slow_node", fmt.Sprintf("(%d) must name a node, 0..%d, or be -1 (every node)", c.SlowNode, c.Nodes-1))
+	case c.AppData != "" && c.AppData != AppDataKey && c.AppData != AppDataLockName:
+		return bad("app_data", fmt.Sprintf("%q is not %q or %q", c.AppData, AppDataKey, AppDataLockName))
 	}
 	return nil
 }

@@ -10,6 +10,9 @@ import (
 // applyClocks sets every process clock from the plan before the run starts.
 // Jumps are known in advance so clocks can be inverted (validity deadlines).
 func (w *world) applyClocks() {
+	for _, z := range w.plan.Zones {
+		w.hosts[z.Host].zone = zone{offset: int64(z.Offset), shiftAt: int64(z.ShiftAt), shift: int64(z.Shift)}
+	}
 	for _, c := range w.plan.Clocks {
 		k := w.clockOf(c.Kind, c.Index)
 		k.offset, k.driftPPM = int64(c.Offset), c.DriftPPM
@@ -105,6 +108,12 @@ func (w *world) startFault(i int) {
 			// Strikes before one of the client's next server calls inside Acquire.
 			w.note("!! pause %s for %s at its next call inside acquire", p.name, fmtTime(int64(e.For)))
 			p.acquirePause = max(p.acquirePause, int64(e.For))
+			return
+		}
+		if e.Point == faults.BeforeDelete {
+			// Strikes before the client's next delete inside Acquire.
+			w.note("!! pause %s for %s at its next delete inside acquire", p.name, fmtTime(int64(e.For)))
+			p.deletePause = max(p.deletePause, int64(e.For))
 			return
 		}
 		w.note("!! pause %s for %s", p.name, fmtTime(int64(e.For)))

@@ -77,6 +77,25 @@ func (w *world) latency() int64 {
 	return d
 }
 
+// slowness is the extra delay of message m on the config's slow link
+// (SlowExtra), drawn from the network stream; 0 elsewhere, without a draw.
+func (w *world) slowness(m *message) int64 {
+	if w.cfg.SlowExtra <= 0 {
+		return 0
+	}
+	c, n := m.from, m.to
+	if !c.isClient() {
+		c, n = n, c
+	}
+	if !c.isClient() || n.isClient() || n == resourceEndpoint || w.clients[c.client()].host != w.cfg.SlowHost {
+		return 0
+	}
+	if w.cfg.SlowNode >= 0 && int(n) != w.cfg.SlowNode {
+		return 0
+	}
+	return between(&w.netRand, 0, int64(w.cfg.SlowExtra))
+}
+
 // newMsg takes a slab slot for a message the caller then fills in: the
 // most recently freed slot first, else a new one at the end. A slot is
 // reused as it is, so the fields of the other kind of message (a request's
@@ -120,7 +139,7 @@ func (w *world) send(i int32) {
 		w.drop(i, "reply lost after apply")
 		return
 	}
-	w.q.push(w.now+w.latency(), evDeliver, i, 0)
+	w.q.push(w.now+w.latency()+w.slowness(m), evDeliver, i, 0)
 	if chance(&w.netRand, uint32(net.DuplicatePPM)) {
 		w.duplicate(i)
 	}
@@ -142,7 +161,7 @@ func (w *world) duplicate(i int32) {
 	}
 	d := w.newMsg() // may grow the slab
 	w.msgs[d] = w.msgs[i]
-	w.q.push(w.now+w.latency(), evDeliver, d, 0)
+	w.q.push(w.now+w.latency()+w.slowness(&w.msgs[d]), evDeliver, d, 0)
 }
 
 // deliver hands message i to its destination. The message is used in place:
@@ -199,6 +218,7 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 			w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
 		}
 	default:
+		n.store.by = int32(m.from.client())
 		n.store.apply(&m.req, n.clock.local(w.now), &m.rep)
 		w.mix(uint64(ni), uint64(m.req.op), uint64(m.rep.err), m.rep.item.Version)
 		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL) {

@@ -74,6 +74,9 @@ type entry struct {
 	// last written; for History.LongItems (world.itemGone).
 	since  int64
 	writer int32
+	// app marks the application's own data (Config.AppData), which the
+	// lock must never destroy.
+	app bool
 }
 
 // store is a node's versioned key/value store. It is stepped by the node,
@@ -89,10 +92,23 @@ type store struct {
 	// keyVersion is used instead when versions restart per key (ABA).
 	restartingVersions bool
 	keyVersion         map[string]uint64
-	// gone, when set, hears of every entry that leaves the store (removed,
-	// expired, wiped), before it goes.
-	gone func(e *keyEntry)
+	// gone, when set, hears of every entry that leaves the store, before
+	// it goes, and how (goneRemoved, goneExpired, goneWiped,
+	// goneOverwritten).
+	gone func(e *keyEntry, how goneHow)
+	// by is the client whose request the store applies now.
+	by int32
 }
+
+// goneHow is how an entry left a store.
+type goneHow uint8
+
+const (
+	goneRemoved     goneHow = iota // by a remove or compare-and-delete
+	goneExpired                    // its node-side TTL ran out
+	goneWiped                      // its node lost its data
+	goneOverwritten                // a write replaced it (the same owner's)
+)
 
 type keyEntry struct {
 	key string
@@ -117,7 +133,7 @@ func (s *store) nextVersion(key string) uint64 {
 func (s *store) wipe() {
 	if s.gone != nil {
 		for i := range s.entries {
-			s.gone(&s.entries[i])
+			s.gone(&s.entries[i], goneWiped)
 		}
 	}
 	clear(s.entries)
@@ -140,7 +156,7 @@ func (s *store) find(key string) int {
 func (s *store) liveIndex(key string, now int64) int {
 	i := s.find(key)
 	if i >= 0 && s.entries[i].expired(now) {
-		s.removeAt(i)
+		s.removeAt(i, goneExpired)
 		return -1
 	}
 	return i
@@ -169,9 +185,9 @@ func (s *store) put(i int, key string, e entry) *entry {
 }
 
 // removeAt deletes the entry at index i; the last entry takes its place.
-func (s *store) removeAt(i int) {
+func (s *store) removeAt(i int, how goneHow) {
 	if s.gone != nil {
-		s.gone(&s.entries[i])
+		s.gone(&s.entries[i], how)
 	}
 	last := len(s.entries) - 1
 	if s.restartingVersions {
@@ -196,7 +212,7 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 	// (16.07 M -> 16.22 M). Keep the two in step.
 	i := s.find(r.key)
 	if i >= 0 && s.entries[i].expired(now) {
-		s.removeAt(i)
+		s.removeAt(i, goneExpired)
 		i = -1
 	}
 	var e *entry // the live entry under r.key; nil if none
@@ -208,6 +224,9 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 		if e != nil && e.owner != r.owner {
 			rep.err = errKeyAlreadyExists
 			return
+		}
+		if e != nil && e.app && s.gone != nil {
+			s.gone(&s.entries[i], goneOverwritten)
 		}
 		e = s.put(i, r.key, entry{owner: r.owner, expiry: r.expiry, version: s.nextVersion(r.key)})
 		rep.item = item(r.key, e)
@@ -222,7 +241,7 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 			rep.err = errKeyVersionChanged
 			return
 		}
-		s.removeAt(i)
+		s.removeAt(i, goneRemoved)
 	case opSetIfAbsentTTL:
 		if e != nil {
 			rep.err, rep.item = errKeyAlreadyExists, item(r.key, e)
@@ -235,7 +254,7 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 			rep.err = errNotOwner
 			return
 		}
-		s.removeAt(i)
+		s.removeAt(i, goneRemoved)
 	case opIncrement:
 		if e == nil {
 			e = s.put(i, r.key, entry{version: s.nextVersion(r.key)})

@@ -49,6 +49,7 @@ type process struct {
 	pausedUntil   int64
 	pendingResume bool
 	acquirePause  int64 // a timed pause waiting for the next server call inside Acquire, ns
+	deletePause   int64 // a timed pause waiting for the next delete inside Acquire, ns
 
 	steps  int64 // env calls since the last yield
 	done   bool
@@ -211,6 +212,9 @@ func (p *process) rpc(ni int, r request) *reply {
 	if p.acquirePause > 0 && p.openOp == model.AcquireCall && chance(&p.w.pointRnd, acquirePauseStrikePPM) {
 		p.pauseInAcquire()
 	}
+	if p.deletePause > 0 && p.openOp == model.AcquireCall && (r.op == opRemove || r.op == opCompareAndDelete) {
+		p.pauseBeforeDelete()
+	}
 	w := p.w
 	p.call++
 	p.res = nil
@@ -293,7 +297,11 @@ func (p *process) Topology(key string) []algorithm.Server {
 	return p.topologyView(key)
 }
 
-func (p *process) Now() time.Duration    { p.step(); return time.Duration(p.localNow()) }
+func (p *process) Now() time.Duration { p.step(); return time.Duration(p.localNow()) }
+func (p *process) LocalNow() time.Duration {
+	p.step()
+	return time.Duration(p.localNow() + p.w.hosts[p.host].zone.offsetAt(p.w.now))
+}
 func (p *process) HostName() string      { p.step(); return p.w.hosts[p.host].name }
 func (p *process) ClientName() string    { p.step(); return p.name }
 func (p *process) Sleep(d time.Duration) { p.sleep(int64(d)) }

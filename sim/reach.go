@@ -21,10 +21,23 @@ func (w *world) itemWritten(n *node, m *message) {
 	}
 }
 
-// itemGone records a lock item that leaves node ni's store after a long
-// stay (more than two TTLs: History.LongItems), at true time now or, when
-// its node-side TTL ran out earlier, then.
-func (w *world) itemGone(ni int, e *keyEntry) {
+// itemGone hears of an entry leaving node ni's store. The application's
+// data destroyed by a client is History.DataLoss (a node losing its data
+// is not the lock's doing); a lock item that leaves after a long stay
+// (more than two TTLs) is one of History.LongItems, gone at true time now
+// or, when its node-side TTL ran out earlier, then.
+func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
+	if e.app {
+		if how == goneRemoved || how == goneOverwritten {
+			what := "removed"
+			if how == goneOverwritten {
+				what = "overwrote"
+			}
+			w.hist.DataLoss = append(w.hist.DataLoss, model.DataLost{Node: w.nodes[ni].name, Key: e.key,
+				Time: w.now, Client: int(w.nodes[ni].store.by), How: what})
+		}
+		return
+	}
 	if e.owner == "" || w.now-e.since <= 2*int64(w.cfg.TTL) {
 		return
 	}
@@ -43,7 +56,7 @@ func (w *world) itemGone(ni int, e *keyEntry) {
 func (w *world) longItemsAtEnd() {
 	for ni := range w.nodes {
 		for i := range w.nodes[ni].store.entries {
-			w.itemGone(ni, &w.nodes[ni].store.entries[i])
+			w.itemGone(ni, &w.nodes[ni].store.entries[i], goneExpired)
 		}
 	}
 }
@@ -145,7 +158,7 @@ func (w *world) computeReach() {
 			if ok {
 				up := 0
 				for _, n := range replicas {
-					if !in(down[n], t) && !in(clog[n], t) && !w.cutAt(parts, p.host, n, t) {
+					if !in(down[n], t) && !in(clog[n], t) && !w.cutAt(parts, p.host, n, t) && !w.tooSlow(p.host, n) {
 						up++
 					}
 				}
@@ -179,4 +192,15 @@ func (w *world) cutAt(parts []int, host, node int, t int64) bool {
 		}
 	}
 	return false
+}
+
+// tooSlow reports whether the config's slow link makes a round trip
+// between host and node outlast the RPC timeout: its calls never get a
+// reliable answer.
+func (w *world) tooSlow(host, node int) bool {
+	c := &w.cfg
+	if c.SlowExtra <= 0 || host != c.SlowHost || (c.SlowNode >= 0 && node != c.SlowNode) {
+		return false
+	}
+	return 2*(int64(c.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)+int64(c.SlowExtra)) > int64(c.RPCTimeout)
 }

@@ -144,6 +144,20 @@ func (p *process) pauseInAcquire() {
 	p.sleep(d)
 }
 
+// pauseBeforeDelete takes the timed pause that waited for a delete inside
+// Acquire, as pauseInAcquire does.
+func (p *process) pauseBeforeDelete() {
+	w := p.w
+	d := p.deletePause
+	p.deletePause = 0
+	if w.tracing {
+		w.note("%s: pause %s at %s", p.name, fmtTime(d), faults.BeforeDelete)
+	}
+	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: d, Point: string(faults.BeforeDelete)})
+	w.hist.Healed = min(max(w.hist.Healed, w.now+d), w.end)
+	p.sleep(d)
+}
+
 // resourceRPC accesses the protected resource: a reliable register reached
 // over the network (no loss, normal latency), which checks fencing tokens
 // when the variant is fenced.

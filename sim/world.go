@@ -69,6 +69,21 @@ type world struct {
 type host struct {
 	name  string
 	clock clock
+	zone  zone // local time: what LocalNow adds to the clock
+}
+
+// zone is a host's local time zone: offset from UTC, and shift more from
+// true time shiftAt on (a daylight-saving change; zero shift: none).
+type zone struct {
+	offset, shiftAt, shift int64
+}
+
+// offsetAt is the zone's offset from UTC at true time t.
+func (z zone) offsetAt(t int64) int64 {
+	if z.shift != 0 && t >= z.shiftAt {
+		return z.offset + z.shift
+	}
+	return z.offset
 }
 
 // Run executes one scenario and returns its history and trace hash. Bad
@@ -122,7 +137,7 @@ func newWorld(s Scenario) (*world, error) {
 	w.nodes = make([]node, cfg.Nodes)
 	for i := range w.nodes {
 		w.nodes[i] = node{name: fmt.Sprintf("n%d", i), store: newStore(cfg.RestartingVersions), up: true}
-		w.nodes[i].store.gone = func(e *keyEntry) { w.itemGone(i, e) }
+		w.nodes[i].store.gone = func(e *keyEntry, how goneHow) { w.itemGone(i, e, how) }
 	}
 	w.hosts = make([]host, cfg.Hosts)
 	for i := range w.hosts {
@@ -135,6 +150,7 @@ func newWorld(s Scenario) (*world, error) {
 	w.applyClocks()
 	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Think: int64(cfg.ThinkMax), Fenced: w.fenced, Healed: w.healedAt(),
 		Replicas: len(w.placement(w.views[0], LockKey))}
+	w.writeAppData()
 	w.takeBuffers(s.Buffers)
 	for h := 0; h < cfg.Hosts; h++ {
 		for t := 0; t < cfg.ThreadsPerHost; t++ {
@@ -239,6 +255,27 @@ func (w *world) finish() {
 	w.hist.Leftovers = w.leftovers()
 	w.longItemsAtEnd()
 	w.computeReach()
+}
+
+// writeAppData stores the application's data before the run, as host h0
+// wrote it, on the nodes the DHT places each of its keys on
+// (Config.AppData): under the locked key, and maybe under <key>_lock.
+func (w *world) writeAppData() {
+	keys := []string(nil)
+	switch w.cfg.AppData {
+	case AppDataKey:
+		keys = []string{LockKey}
+	case AppDataLockName:
+		keys = []string{LockKey, LockKey + "_lock"}
+	}
+	for _, k := range keys {
+		for _, ni := range w.placement(w.views[0], k) {
+			s := w.nodes[ni].store
+			e := s.put(-1, k, entry{owner: w.hosts[0].name, version: s.nextVersion(k), writer: -1})
+			e.app = true
+		}
+		w.hist.AppData = append(w.hist.AppData, k)
+	}
 }
 
 func (w *world) leftovers() []model.LockItem {

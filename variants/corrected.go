@@ -54,7 +54,12 @@ func leaseEnvelope(lossMaxPPM int64) algorithm.Envelope {
 			FixedTopologyWhileHeld: true,
 			RestartQuarantine:      true,
 		},
-		Liveness: algorithm.Assumptions{MessageLossMaxPPM: lossMaxPPM},
+		// A lock item under a name the application uses too is never
+		// the lock's: SET NX fails there for ever (found by locksim once
+		// worlds held application data, <key>_lock on a majority of the
+		// key's nodes). The DHT's namespace is shared; the deployment
+		// must keep lock names to the lock.
+		Liveness: algorithm.Assumptions{MessageLossMaxPPM: lossMaxPPM, ReservedLockNames: true},
 	}
 }
 

@@ -196,7 +196,7 @@ func (l dhtLock) lockKey(env algorithm.Env, key string, acq *acquisition, depth 
 	acq.timedOut, acq.wrote = acq.timedOut[:0], env.Now()
 	topology := env.Topology(key)
 	successfulLocks := 0
-	lockExpiry := env.Now() + l.ttl
+	lockExpiry := env.LocalNow() + l.ttl // DateTime.Now, as in the original (unused with nodeClock)
 	lockKey := key + "_lock"
 	for i, server := range topology {
 		err := l.write(server, lockKey, owner, lockExpiry)

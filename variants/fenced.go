@@ -80,6 +80,7 @@ var fencedLiveness = algorithm.Assumptions{
 	ClockJumpMax:           5 * time.Second,
 	FixedTopologyWhileHeld: true,
 	MessageLossMaxPPM:      fencedLossMaxPPM,
+	ReservedLockNames:      true, // as corrected's
 }
 
 // fencedLossMaxPPM is the steady loss under which fenced stays live.

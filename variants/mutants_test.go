@@ -17,37 +17,64 @@ import (
 // a finding about the generators, kept until they reach that edge. The test
 // fails once one is flagged, so the list stays true.
 var knownSurvivors = map[string]string{
-	"fenced~catch-up-impatient": "starves waiters only after the key's counters lag (a node wiped) under loss; " +
-		"flagged at seed 785 of class all before corrected deleted unsure items again and measured validity per attempt, " +
-		"which made its grants more frequent",
+	"corrected~no-early-stop": "it only wastes writes while a majority is out of reach, and starves waiters only when " +
+		"that happens under heavy contention in a wide world: flagged at seed 4,905 of class all (5 of 30,000 seeds)",
 }
 
 // minKillRate is the share of the mutants that are not equivalent that the
-// default sweep must flag.
+// default sweep must flag within mutantBudget seeds.
 const minKillRate = 0.9
+
+// mutantBudget is the seeds each mutant is swept over: twice the CLI's
+// default sweep. Since each seed draws its world as well as its faults, a
+// narrow edge is reached less often than in a fixed world:
+// corrected~validity-from-grant is first flagged at seed 1,103 (39 of
+// 30,000 seeds), where the fixed world flagged it within 1,000.
+const mutantBudget = 2 * explore.DefaultSweepSeeds
 
 // sweepTarget is the default sweep of v: every fault class, inside its
 // envelope, each seed drawing its world.
 func sweepTarget(v variants.Mutant) explore.Target { return explore.DefaultTarget(v.Variant) }
 
+// stopOn is what counts as flagging a mutant of base: any bug, but for
+// redlock only a safety one, since the design it follows starves waiters
+// now and then (knownLiveness in sim/explore's expectations: 6 of 10,000
+// seeds).
+func stopOn(base string) explore.StopPolicy {
+	if base == "redlock" {
+		return explore.StopOnSafety
+	}
+	return explore.StopOnAny
+}
+
 // firstKill is the first seed, within budget, whose run shows a bug of the
 // mutant (0: none), and how many seeds ran.
 func firstKill(tb testing.TB, m variants.Mutant, budget int) uint64 {
-	res, err := explore.Sweep(sweepTarget(m), explore.SweepOptions{From: 1, Count: budget, Run: explore.DefaultOptions(), StopOn: explore.StopOnAny})
+	res, err := explore.Sweep(sweepTarget(m), explore.SweepOptions{From: 1, Count: budget, Run: explore.DefaultOptions(), StopOn: stopOn(m.Base)})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if len(res.Failures) == 0 {
-		return 0
+	if f, ok := firstStop(res, m.Base); ok {
+		return f.Seed
 	}
-	return res.Failures[0].Seed
+	return 0
+}
+
+// firstStop is the first failure of res that counts for base (stopOn).
+func firstStop(res explore.SweepResult, base string) (explore.Outcome, bool) {
+	for _, f := range res.Failures {
+		if stopOn(base) == explore.StopOnAny || !f.OnlyLiveness() {
+			return f, true
+		}
+	}
+	return explore.Outcome{}, false
 }
 
 func TestDefaultSweepFlagsEveryMutant(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sweeps every mutant at the default budget")
+		t.Skip("sweeps every mutant at the mutation budget")
 	}
-	budget := explore.DefaultSweepSeeds
+	budget := mutantBudget
 	mutants := variants.Mutants()
 	bases := map[string]bool{}
 	for _, m := range mutants {
@@ -61,12 +88,11 @@ func TestDefaultSweepFlagsEveryMutant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := explore.Sweep(explore.DefaultTarget(v), explore.SweepOptions{From: 1, Count: budget, StopOn: explore.StopOnAny})
+		res, err := explore.Sweep(explore.DefaultTarget(v), explore.SweepOptions{From: 1, Count: budget, StopOn: stopOn(name)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Failed > 0 {
-			f := res.Failures[0]
+		if f, ok := firstStop(res, name); ok {
 			t.Fatalf("the unmutated %s is not clean on the mutants' seeds: seed %d: %s", name, f.Seed, f.Findings[0].Story)
 		}
 	}
@@ -96,7 +122,7 @@ func TestDefaultSweepFlagsEveryMutant(t *testing.T) {
 		counted++
 	}
 	rate := float64(killed) / float64(counted)
-	t.Logf("kill rate at the default budget (%d seeds): %d of %d, %.0f%%", budget, killed, counted, 100*rate)
+	t.Logf("kill rate at the mutation budget (%d seeds): %d of %d, %.0f%%", budget, killed, counted, 100*rate)
 	if rate < minKillRate {
 		t.Errorf("kill rate %.0f%% is under %.0f%%", 100*rate, 100*minKillRate)
 	}

@@ -24,6 +24,15 @@ func init() {
 		New:      func() algorithm.Lock { return algorithm.Original{} },
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
 	})
+	// The pseudo-code's undefined names read literally where a name in
+	// scope fits: ClearLock reads `lockKey`, undefined there, and the only
+	// key in scope is `key` itself (algorithm.Original.Literal).
+	Register(algorithm.Variant{
+		Name:     "original-literal",
+		Summary:  "the blog post's algorithm with its undefined names read literally: ClearLock reads and removes the key itself",
+		New:      func() algorithm.Lock { return algorithm.Original{Literal: true} },
+		Envelope: algorithm.Envelope{Safety: postAssumptions()},
+	})
 }
 
 // SyncedClockError is how far apart the post's "synchronized" clocks may

@@ -18,6 +18,7 @@ import (
 // Variants not listed here (a reviewer's new file) follow, sorted by name.
 var rank = []string{
 	"original",
+	"original-literal",
 	"fix-quorum",
 	"fix-identity",
 	"fix-validity",

@@ -201,9 +201,12 @@ func (e *Env) Topology(string) []algorithm.Server {
 }
 
 func (e *Env) Now() time.Duration { return e.W.Clock + e.Offset }
-func (e *Env) HostName() string   { return e.Host }
-func (e *Env) ClientName() string { return e.Client }
-func (e *Env) Rand() *rand.Rand   { return e.rng }
+
+// LocalNow is Now: algotest hosts are on UTC.
+func (e *Env) LocalNow() time.Duration { return e.Now() }
+func (e *Env) HostName() string        { return e.Host }
+func (e *Env) ClientName() string      { return e.Client }
+func (e *Env) Rand() *rand.Rand        { return e.rng }
 
 // TTL is the post's one minute: the fake world has no other deployment.
 func (e *Env) TTL() time.Duration { return algorithm.OriginalTTL }

@@ -27,6 +27,7 @@ func (t Target) Bounds() faults.Bounds {
 		Fenced:              a.ResourceChecksTokens,
 		ReplicationMin:      a.ReplicationMin,
 		NoDuplicates:        a.NoDuplication,
+		ReservedLockNames:   a.ReservedLockNames,
 	}
 	if a.UseWithinValidity {
 		// The longest the access after a pause can take to reach the
@@ -55,7 +56,10 @@ func (t Target) validateBeyond() error {
 		if n == algorithm.ReplicationMin && !slices.Contains(t.World, WorldReplication) {
 			return fmt.Errorf("breaking %s takes a world that draws its replication (-world with replication in it, and no -replication pin)", n)
 		}
-		if class := faults.Breakable(n).ClassOf(); n != algorithm.ReplicationMin && !faults.Allow(t.Classes...).Has(class) {
+		if n == algorithm.ReservedLockNames && !slices.Contains(t.World, WorldData) {
+			return fmt.Errorf("breaking %s takes a world that draws the application's data (-world with data in it)", n)
+		}
+		if class := faults.Breakable(n).ClassOf(); !worldBroken(n) && !faults.Allow(t.Classes...).Has(class) {
 			return fmt.Errorf("breaking %s takes faults of class %s, which the target's classes (%s) leave out",
 				n, class, faults.Allow(t.Classes...))
 		}
@@ -87,9 +91,21 @@ func (t Target) BeyondAll() []algorithm.Assumption {
 			}
 			continue
 		}
+		if n == algorithm.ReservedLockNames {
+			if slices.Contains(t.World, WorldData) {
+				out = append(out, n)
+			}
+			continue
+		}
 		if allowed.Has(faults.Breakable(n).ClassOf()) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// worldBroken reports whether the world a seed draws, not its plan, breaks
+// assumption n.
+func worldBroken(n algorithm.Assumption) bool {
+	return n == algorithm.ReplicationMin || n == algorithm.ReservedLockNames
 }

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"locksim/algorithm"
 	"locksim/faults"
@@ -83,6 +84,13 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan,
 		return quarantineBreach(plan, h)
 	case algorithm.ReplicationMin:
 		return replicationBreach(a.ReplicationMin, h)
+	case algorithm.ReservedLockNames:
+		for _, k := range h.AppData {
+			if strings.HasSuffix(k, "_lock") {
+				return Breach{By: fmt.Sprintf("the world (the application's data under %s)", k),
+					Detail: fmt.Sprintf("the application keeps data under %s, the lock's item name", k)}, true
+			}
+		}
 	case algorithm.NoDuplication:
 		if d := int64(plan.Network.DuplicatePPM); d > 0 {
 			return Breach{By: "network.duplicate_ppm", Detail: fmt.Sprintf("%s of messages delivered twice", ppm(d))}, true

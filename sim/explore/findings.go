@@ -63,7 +63,7 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 	switch k {
 	case model.MutualExclusion:
 		return algorithm.MutualExclusion
-	case model.LostUpdate:
+	case model.LostUpdate, model.DataLoss:
 		return algorithm.ResourceSafety
 	case model.Liveness, model.Leftover:
 		return algorithm.Liveness

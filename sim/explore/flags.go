@@ -19,6 +19,7 @@ type configFlag struct {
 	dur         func(*sim.Config) *time.Duration
 	num         func(*sim.Config) *int
 	flag        func(*sim.Config) *bool
+	str         func(*sim.Config) *string // "" reads and prints as none
 }
 
 var configFlags = []configFlag{
@@ -36,6 +37,10 @@ var configFlags = []configFlag{
 	{name: "hold-max", usage: "critical section think time, maximum", dur: func(c *sim.Config) *time.Duration { return &c.HoldMax }},
 	{name: "think-min", usage: "time between attempts, minimum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMin }},
 	{name: "think-max", usage: "time between attempts, maximum", dur: func(c *sim.Config) *time.Duration { return &c.ThinkMax }},
+	{name: "slow-extra", usage: "one slow link: messages between -slow-host and -slow-node take up to this much longer (0: none)", dur: func(c *sim.Config) *time.Duration { return &c.SlowExtra }},
+	{name: "slow-host", usage: "the slow link's host", num: func(c *sim.Config) *int { return &c.SlowHost }},
+	{name: "slow-node", usage: "the slow link's node, or -1: every node (a slow client)", num: func(c *sim.Config) *int { return &c.SlowNode }},
+	{name: "app-data", usage: "the application's own data in the DHT: none, key (under the locked key) or key+lock-name (also under <key>_lock)", str: func(c *sim.Config) *string { return &c.AppData }},
 	{name: "restarting-versions", usage: "per-key versions restart at 1 when a key is re-created, so a version can repeat (ABA)", flag: func(c *sim.Config) *bool { return &c.RestartingVersions }},
 }
 
@@ -48,10 +53,30 @@ func RegisterConfigFlags(fs *flag.FlagSet, c *sim.Config) {
 			fs.IntVar(f.num(c), f.name, *f.num(c), f.usage)
 		case f.flag != nil:
 			fs.BoolVar(f.flag(c), f.name, *f.flag(c), f.usage)
+		case f.str != nil:
+			fs.Var((*noneString)(f.str(c)), f.name, f.usage)
 		default:
 			fs.DurationVar(f.dur(c), f.name, *f.dur(c), f.usage)
 		}
 	}
+}
+
+// noneString is a string flag whose empty value reads and prints as none.
+type noneString string
+
+func (s *noneString) String() string {
+	if s == nil || *s == "" {
+		return "none"
+	}
+	return string(*s)
+}
+
+func (s *noneString) Set(v string) error {
+	if v == "none" {
+		v = ""
+	}
+	*s = noneString(v)
+	return nil
 }
 
 // ConfigArgs are the flags that turn the default config into c.
@@ -77,6 +102,10 @@ func configArgs(c sim.Config, drawn, pinned []WorldField) []string {
 		case f.flag != nil:
 			if pin || *f.flag(&c) != *f.flag(&d) {
 				args = append(args, "-"+f.name+"="+strconv.FormatBool(*f.flag(&c)))
+			}
+		case f.str != nil:
+			if pin || *f.str(&c) != *f.str(&d) {
+				args = append(args, "-"+f.name, (*noneString)(f.str(&c)).String())
 			}
 		default:
 			if pin || *f.dur(&c) != *f.dur(&d) {

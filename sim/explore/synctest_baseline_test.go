@@ -217,6 +217,7 @@ func (c *fakeClient) between(lo, hi time.Duration) time.Duration {
 
 func (c *fakeClient) Topology(string) []algorithm.Server { return c.topology }
 func (c *fakeClient) Now() time.Duration                 { return time.Since(c.dht.start) }
+func (c *fakeClient) LocalNow() time.Duration            { return c.Now() }
 func (c *fakeClient) HostName() string                   { return c.host }
 func (c *fakeClient) ClientName() string                 { return c.name }
 func (c *fakeClient) Sleep(d time.Duration)              { time.Sleep(d) }

@@ -28,26 +28,29 @@ const (
 	WorldTTL         WorldField = "ttl"         // the lock's TTL, 5 s – 2 min (-ttl)
 	WorldHold        WorldField = "hold"        // critical sections, ms to close to the TTL (-hold-min, -hold-max)
 	WorldThink       WorldField = "think"       // time between attempts (-think-min, -think-max)
-	WorldLatency     WorldField = "latency"     // uniform or long-tailed (-latency-min, -latency-max, -latency-tail)
+	WorldLatency     WorldField = "latency"     // uniform, long-tailed, one slow link, one slow client (-latency-min, -latency-max, -latency-tail, -slow-*)
 	WorldVersions    WorldField = "versions"    // per-key versions that restart when a key is re-created (-restarting-versions)
+	WorldData        WorldField = "data"        // the application's own data in the DHT, maybe under the lock's name (-app-data)
 )
 
 // EveryWorldField lists the fields in the order a world is drawn.
 var EveryWorldField = []WorldField{WorldNodes, WorldReplication, WorldHosts, WorldThreads,
-	WorldTTL, WorldHold, WorldThink, WorldLatency, WorldVersions}
+	WorldTTL, WorldHold, WorldThink, WorldLatency, WorldVersions, WorldData}
 
 // worldFlags are the scenario flags that pin each field.
 var worldFlags = map[WorldField][]string{
 	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads"},
 	WorldTTL: {"ttl"}, WorldHold: {"hold-min", "hold-max"}, WorldThink: {"think-min", "think-max"},
-	WorldLatency: {"latency-min", "latency-max", "latency-tail"}, WorldVersions: {"restarting-versions"},
+	WorldLatency:  {"latency-min", "latency-max", "latency-tail", "slow-extra", "slow-host", "slow-node"},
+	WorldVersions: {"restarting-versions"}, WorldData: {"app-data"},
 }
 
 // worldJSON are the sim.Config JSON fields of each world field.
 var worldJSON = map[WorldField][]string{
 	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads_per_host"},
 	WorldTTL: {"ttl"}, WorldHold: {"hold_min", "hold_max"}, WorldThink: {"think_min", "think_max"},
-	WorldLatency: {"latency_min", "latency_max", "latency_tail"}, WorldVersions: {"restarting_versions"},
+	WorldLatency:  {"latency_min", "latency_max", "latency_tail", "slow_extra", "slow_host", "slow_node"},
+	WorldVersions: {"restarting_versions"}, WorldData: {"app_data"},
 }
 
 // WorldFieldsOfJSON are the world fields some of the named sim.Config JSON
@@ -146,10 +149,31 @@ const worldStream = 0x574f_524c_4421 // "WORLD!"
 // the others as Config sets them. World is empty in the result.
 func (t Target) At(seed uint64) Target {
 	if len(t.World) > 0 {
-		t.Config = drawWorld(seed, t.Config, t.World, t.replicationRange())
+		t.Config = drawWorld(seed, t.Config, t.World, t.worldBounds())
 		t.World = nil
 	}
 	return t
+}
+
+// worldBounds are the bounds the envelope puts on a seed's world.
+type worldBounds struct {
+	replication [2]int // the replication a seed may draw
+	// data is what AppData a seed may draw: every kind (0), none under the
+	// lock's name (-1, reserved names assumed), always under it (1, broken
+	// on purpose).
+	data int
+}
+
+func (t Target) worldBounds() worldBounds {
+	b := worldBounds{replication: t.replicationRange()}
+	e := t.Variant.Envelope
+	if e.Safety.And(e.Liveness).ReservedLockNames {
+		b.data = -1
+		if slices.Contains(t.Beyond, algorithm.ReservedLockNames) {
+			b.data = 1
+		}
+	}
+	return b
 }
 
 // replicationRange is the replication a seed may draw: every value, or
@@ -168,9 +192,9 @@ func (t Target) replicationRange() [2]int {
 	return r
 }
 
-// drawWorld draws the fields of draw into base, from seed, replication in
-// [rep[0], rep[1]].
-func drawWorld(seed uint64, base sim.Config, draw []WorldField, rep [2]int) sim.Config {
+// drawWorld draws the fields of draw into base, from seed, within wb.
+func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) sim.Config {
+	rep := wb.replication
 	r := rand.New(rand.NewPCG(seed, worldStream))
 	c := base
 	has := func(f WorldField) bool { return slices.Contains(draw, f) }
@@ -225,15 +249,39 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField, rep [2]int) sim.
 		}
 	}
 	if has(WorldLatency) {
-		if r.IntN(2) == 0 { // uniform, no tail
+		c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
+		switch r.IntN(4) {
+		case 0: // uniform, no tail
 			c.LatencyMin, c.LatencyMax, c.LatencyTail = between(0, 2*time.Millisecond), between(2*time.Millisecond, 20*time.Millisecond), 0
-		} else { // long-tailed: 1% of messages take up to twice the RPC timeout longer
+		case 1: // long-tailed: 1% of messages take up to twice the RPC timeout longer
 			c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
 			c.LatencyTail = between(50*time.Millisecond, 2*c.RPCTimeout)
+		default: // the default's, and one slow link (a host to a node) or one slow client (a host to every node)
+			d := sim.DefaultConfig()
+			c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+			c.SlowExtra = between(20*time.Millisecond, 2*c.RPCTimeout)
+			c.SlowHost, c.SlowNode = r.IntN(c.Hosts), r.IntN(c.Nodes)
+			if r.IntN(2) == 0 {
+				c.SlowNode = -1
+			}
 		}
 	}
 	if has(WorldVersions) {
 		c.RestartingVersions = r.IntN(4) == 0
+	}
+	if has(WorldData) {
+		// Half the worlds keep no data besides the lock; a quarter keep
+		// their data under the locked key, a quarter under <key>_lock too.
+		switch x := r.IntN(4); {
+		case wb.data > 0:
+			c.AppData = sim.AppDataLockName
+		case x == 2 || (x == 3 && wb.data < 0):
+			c.AppData = sim.AppDataKey
+		case x == 3:
+			c.AppData = sim.AppDataLockName
+		default:
+			c.AppData = ""
+		}
 	}
 	return c
 }
@@ -266,11 +314,27 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 			parts = append(parts, fmt.Sprintf("think %s..%s", c.ThinkMin, c.ThinkMax))
 		case WorldLatency:
 			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", c.LatencyMin, c.LatencyMax, c.LatencyTail))
+			if c.SlowExtra > 0 {
+				to := fmt.Sprintf("n%d", c.SlowNode)
+				if c.SlowNode < 0 {
+					to = "every node"
+				}
+				parts = append(parts, fmt.Sprintf("h%d to %s up to %s slower", c.SlowHost, to, c.SlowExtra))
+			}
 		case WorldVersions:
 			if c.RestartingVersions {
 				parts = append(parts, "restarting versions")
 			} else {
 				parts = append(parts, "versions never reused")
+			}
+		case WorldData:
+			switch c.AppData {
+			case sim.AppDataKey:
+				parts = append(parts, "app data under the key")
+			case sim.AppDataLockName:
+				parts = append(parts, "app data under the key and its lock's name")
+			default:
+				parts = append(parts, "no app data")
 			}
 		}
 	}
@@ -370,7 +434,13 @@ func WorldGen(base sim.Config, draw []WorldField) *rapid.Generator[sim.Config] {
 			}
 		}
 		if has(WorldLatency) {
-			switch rapid.IntRange(0, 2).Draw(t, "latency profile") {
+			slowExtra := ms(t, 20*time.Millisecond, 2*c.RPCTimeout, "slow extra")
+			slowHost, slowNode := rapid.IntRange(0, c.Hosts-1).Draw(t, "slow host"), rapid.IntRange(-1, c.Nodes-1).Draw(t, "slow node")
+			c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
+			switch rapid.IntRange(0, 3).Draw(t, "latency profile") {
+			case 3: // one slow link, or (node -1) one slow client
+				c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+				c.SlowExtra, c.SlowHost, c.SlowNode = slowExtra, slowHost, slowNode
 			case 0:
 				c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
 			case 1: // uniform, no tail
@@ -383,6 +453,9 @@ func WorldGen(base sim.Config, draw []WorldField) *rapid.Generator[sim.Config] {
 		}
 		if has(WorldVersions) {
 			c.RestartingVersions = rapid.Bool().Draw(t, "restarting versions")
+		}
+		if has(WorldData) {
+			c.AppData = rapid.SampledFrom([]string{"", sim.AppDataKey, sim.AppDataLockName}).Draw(t, "app data")
 		}
 		return c
 	})
