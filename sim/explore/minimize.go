@@ -31,11 +31,19 @@ type MinimizeResult struct {
 // post's where the violation stays). Every candidate is a full deterministic run;
 // maxRuns bounds the work (0: 2000).
 func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, maxRuns int) (MinimizeResult, error) {
+	return MinimizeWhile(t, seed, plan, kind, nil, maxRuns)
+}
+
+// MinimizeWhile is Minimize keeping only candidates that keep also accepts
+// (nil: any): to shrink a run while it shows one particular bug, not just
+// a violation of the same kind. keep sees each candidate's outcome with
+// its history.
+func MinimizeWhile(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, keep func(Outcome) bool, maxRuns int) (MinimizeResult, error) {
 	if maxRuns == 0 {
 		maxRuns = 2000
 	}
 	t = t.At(seed) // the seed's world, which candidates then change
-	m := &minimizer{t: t, seed: seed, kind: kind, maxRuns: maxRuns}
+	m := &minimizer{t: t, seed: seed, kind: kind, keep: keep, maxRuns: maxRuns}
 	first, ok, err := m.try(t, plan)
 	if err != nil {
 		return MinimizeResult{}, err
@@ -55,6 +63,7 @@ type minimizer struct {
 	seed    uint64
 	kind    model.ViolationKind
 	keepBug bool // the violation is a bug of the variant: candidates must keep it one
+	keep    func(Outcome) bool
 	maxRuns int
 	runs    int
 	best    Target
@@ -71,12 +80,16 @@ func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
 	if cfg.Validate() != nil || p.Validate(Target{Config: cfg}.Shape()) != nil {
 		return Outcome{}, false, nil // not a valid candidate: skip it
 	}
-	o, err := RunPlan(t, m.seed, p, DefaultOptions())
+	opt := DefaultOptions()
+	opt.Keep = m.keep != nil
+	o, err := RunPlan(t, m.seed, p, opt)
 	if err != nil {
 		return Outcome{}, false, err
 	}
 	_, ok := o.Verdict.First(m.kind)
-	return o, ok && (!m.keepBug || hasBug(o, m.kind)), nil
+	ok = ok && (!m.keepBug || hasBug(o, m.kind)) && (m.keep == nil || m.keep(o))
+	o.History = model.History{} // not kept in the result: callers rerun it to see it
+	return o, ok, nil
 }
 
 // hasBug reports whether o shows a violation of kind that is a bug of the
@@ -203,6 +216,9 @@ func (m *minimizer) dropSteady() bool {
 		func(p *faults.Plan) bool { return zero(&p.Network.ExtraLatencyMax) },
 		func(p *faults.Plan) bool { return zero(&p.Points.PausePPM) },
 		func(p *faults.Plan) bool { return zero(&p.ThreadsPerHost) },
+		func(p *faults.Plan) bool { // points that never pause
+			return p.Points.PausePPM == 0 && zero(&p.Points)
+		},
 	}
 	for _, edit := range edits {
 		p := m.plan()
@@ -213,6 +229,15 @@ func (m *minimizer) dropSteady() bool {
 	for i := 0; i < len(m.bestOut.Plan.Clocks); {
 		p := m.plan()
 		p.Clocks = slices.Delete(p.Clocks, i, i+1)
+		if m.accept(m.best, p) {
+			progress = true
+		} else {
+			i++
+		}
+	}
+	for i := 0; i < len(m.bestOut.Plan.Zones); {
+		p := m.plan()
+		p.Zones = slices.Delete(p.Zones, i, i+1)
 		if m.accept(m.best, p) {
 			progress = true
 		} else {
@@ -291,6 +316,7 @@ func dec(x *int) bool {
 // clonePlan deep-copies a plan so candidates never share slices.
 func clonePlan(p faults.Plan) faults.Plan {
 	p.Clocks = slices.Clone(p.Clocks)
+	p.Zones = slices.Clone(p.Zones)
 	p.Events = slices.Clone(p.Events)
 	for i := range p.Events {
 		p.Events[i].Nodes = slices.Clone(p.Events[i].Nodes)
