@@ -314,5 +314,8 @@ func boolBit(b bool) uint64 {
 }
 
 func fmtTime(ns int64) string {
+	if ns < 0 {
+		return "-" + fmtTime(-ns) // an expiry in a local time behind UTC
+	}
 	return fmt.Sprintf("%d.%03ds", ns/1e9, ns%1e9/1e6)
 }

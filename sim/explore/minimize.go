@@ -138,6 +138,8 @@ func (m *minimizer) postWorld() bool {
 	d := sim.DefaultConfig()
 	for _, set := range []func(*sim.Config) bool{
 		func(c *sim.Config) bool { return reset(&c.RestartingVersions, d.RestartingVersions) },
+		func(c *sim.Config) bool { return reset(&c.SlowExtra, d.SlowExtra) },
+		func(c *sim.Config) bool { return reset(&c.AppData, d.AppData) },
 		func(c *sim.Config) bool {
 			return anyOf(reset(&c.LatencyMin, d.LatencyMin), reset(&c.LatencyMax, d.LatencyMax), reset(&c.LatencyTail, d.LatencyTail))
 		},
