@@ -76,7 +76,10 @@ var catalogue = []entry{
 	{name: "data-under-lock-name", fix: "corrected", kind: model.DataLoss, variant: "original", match: func(o Outcome) bool { return lostData(o, "k_lock") }},
 	{name: "over-strict-quorum", fix: "fix-quorum", kind: model.Liveness, variant: "original", match: func(o Outcome) bool {
 		r := o.History.Replicas
-		return livenessOf(o) != nil && r >= 4 && noAmbiguity(o)
+		if !starved(o) || r < 4 {
+			return false
+		}
+		return noAmbiguity(o) || (starves(o, "fix-partial") && !starves(o, "fix-quorum"))
 	}},
 	{name: "partial-locks", fix: "fix-partial", kind: model.Liveness, variant: "original", match: func(o Outcome) bool { return livenessOf(o) != nil }},
 	{name: "literal-clear", fix: "original", kind: model.DataLoss, variant: "original-literal", match: func(o Outcome) bool { return lostData(o, "k") }},
@@ -186,6 +189,19 @@ func noAmbiguity(o Outcome) bool {
 	return n.LossPPM == 0 && n.ReplyLossPPM == 0 && c.SlowExtra == 0 &&
 		c.LatencyMax+c.LatencyTail+n.ExtraLatencyMax < c.RPCTimeout &&
 		!slices.ContainsFunc(o.Plan.Events, func(e faults.Event) bool { return e.Kind == faults.Clog })
+}
+
+// starves reports whether variant v, in o's world with o's seed and plan,
+// starves waiters too: a difference test, for a run where partial locks
+// and the quorum could each be why.
+func starves(o Outcome, v string) bool {
+	r, err := RunPlan(Target{Variant: variant(v), Config: o.Config}, o.Seed, o.Plan, DefaultOptions())
+	return err == nil && starved(r)
+}
+
+// starved reports whether o's waiters starved (not only items left behind).
+func starved(o Outcome) bool {
+	return slices.ContainsFunc(o.Findings, func(f Finding) bool { return f.Bug() && f.Kind == model.Liveness })
 }
 
 // lostData: the application's data under key was destroyed.
