@@ -187,7 +187,7 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 	if err := reports.PorcupineHTML(&b, r.First.History, r.First.Plan, porcupineModel(r.First.Verdict)); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := explore.WriteFileAtomic(path, b.Bytes()); err != nil {
 		return "", err
 	}
 	rel, err := filepath.Rel(o.linkBase, path)
@@ -230,7 +230,7 @@ func (o *compareOutputs) write(m reports.Matrix, command string) error {
 				return err
 			}
 		}
-		if err := os.WriteFile(r.path, b.Bytes(), 0o644); err != nil {
+		if err := explore.WriteFileAtomic(r.path, b.Bytes()); err != nil {
 			return fmt.Errorf("cannot write %s: %v", r.path, err)
 		}
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +60,16 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Dir(pos[0])
 	}
-	path, err := explore.WriteRepro(dir, min)
+	path := explore.ReproPath(dir, min)
+	for n := 2; sameFile(path, pos[0]); n++ {
+		// Minimising a minimal repro: never write over the input.
+		path = explore.ReproPath(dir, min)
+		path = strings.TrimSuffix(path, ".json") + "-" + strconv.Itoa(n) + ".json"
+	}
+	err = os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = explore.WriteReproAt(path, min)
+	}
 	if err != nil {
 		return f.fail(stderr, fmt.Errorf("cannot write the minimal repro: %v", err))
 	}
@@ -124,4 +135,14 @@ func printMinimized(w io.Writer, before explore.Target, res explore.MinimizeResu
 		fmt.Fprintf(w, ", restarting versions → %v", a.RestartingVersions)
 	}
 	fmt.Fprintln(w)
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

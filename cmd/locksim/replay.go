@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"locksim/model"
 	"locksim/sim/explore"
@@ -193,13 +192,9 @@ func writeHTML(path string, o explore.Outcome, kind string) error {
 			kind = "counter"
 		}
 	}
-	file, err := os.Create(path)
-	if err != nil {
+	var b bytes.Buffer
+	if err := porcupineHTML(&b, o, kind); err != nil {
 		return err
 	}
-	if err := porcupineHTML(file, o, kind); err != nil {
-		file.Close()
-		return err
-	}
-	return file.Close()
+	return explore.WriteFileAtomic(path, b.Bytes())
 }

@@ -161,21 +161,59 @@ func ReadRepro(path string) (Repro, error) {
 	return r, nil
 }
 
-// WriteRepro writes r into dir as VARIANT-seed-N[-min].json and returns the path.
+// WriteRepro writes r into dir as ReproPath names it and returns the path.
 func WriteRepro(dir string, r Repro) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	path := ReproPath(dir, r)
+	return path, WriteReproAt(path, r)
+}
+
+// ReproPath is where WriteRepro puts r in dir: VARIANT-seed-N[-min].json.
+func ReproPath(dir string, r Repro) string {
 	name := r.Variant + "-seed-" + utoa(r.Seed)
 	if r.Minimized {
 		name += "-min"
 	}
-	path := filepath.Join(dir, name+".json")
+	return filepath.Join(dir, name+".json")
+}
+
+// WriteReproAt writes r to path, atomically.
+func WriteReproAt(path string, r Repro) error {
 	data, err := r.Encode()
 	if err != nil {
-		return "", err
+		return err
 	}
-	return path, os.WriteFile(path, data, 0o644)
+	return WriteFileAtomic(path, data)
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, synced and then renamed over path: a crash or an interrupt
+// leaves the old file or the new one, never half of either.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }
 
 // Replay re-runs a repro and reports the outcome; the caller compares
