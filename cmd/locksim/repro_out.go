@@ -19,7 +19,7 @@ func (sc *scenarioFlags) saveFailure(t explore.Target, o explore.Outcome, dir st
 	}
 	if dir != "" {
 		if path, err = explore.WriteRepro(dir, explore.NewRepro(t, o)); err != nil {
-			return "", "", err
+			return sc.replayCommand(t, o.Seed), "", err // the seed still replays it, if flags can say its world
 		}
 	}
 	if bySeed {

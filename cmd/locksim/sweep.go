@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,6 +150,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if err := checkWritable(*out); *out != "" && err != nil {
+		return f.fail(stderr, fmt.Errorf("-out %s cannot hold repro files: %v", *out, err))
+	}
 	head := stdout
 	if *asJSON {
 		head = stderr
@@ -171,13 +177,10 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			return
 		}
-		if saveErr != nil {
-			return
-		}
 		replay, path, err := sc.saveFailure(t, o, *out)
-		if err != nil {
+		if err != nil && saveErr == nil {
+			// Keep going and keep the finding: it is printed, without its file.
 			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
-			return
 		}
 		fj := failureJSON{o.Seed, explore.DescribeWorld(o.Config, t.World), kinds(o.Verdict), o.Findings, replay, path}
 		if *asJSON {
@@ -192,9 +195,6 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if saveErr != nil {
-		return f.fail(stderr, saveErr)
-	}
 	report.Runs, report.Events = res.Runs, res.Events
 	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
 	report.LivenessFailed = res.LivenessFailed
@@ -205,6 +205,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printSweepSummary(stdout, res, total, prog, report.ExpectedBy, opts.StopOn)
+	}
+	if saveErr != nil {
+		return f.fail(stderr, fmt.Errorf("%v (the findings are printed above)", saveErr))
 	}
 	if res.Failed > 0 {
 		return exitViolation
@@ -370,4 +373,35 @@ func parseShard(s string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("bad -shard %q: want K/N with 0 <= K < N, e.g. 0/4, or env/N", s)
 	}
 	return k, n, nil
+}
+
+// checkWritable checks, before the first seed runs, that repro files can
+// be written into dir: it or its nearest existing parent is a directory a
+// file can be created in. It creates nothing that stays: a sweep without
+// failures leaves no directory behind.
+func checkWritable(dir string) error {
+	at := dir
+	for {
+		fi, err := os.Stat(at)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", at)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			return err
+		}
+		at = parent
+	}
+	f, err := os.CreateTemp(at, ".locksim-check-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
