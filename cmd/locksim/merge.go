@@ -372,10 +372,7 @@ func checkShard(s sweepShard) (stopped bool, err error) {
 	if s.Seeds.Count < 0 {
 		return false, fmt.Errorf("%s: seed count %d is negative", s.name, s.Seeds.Count)
 	}
-	size := 0 // len(explore.SweepOptions{...}.Seeds()), without listing them
-	if s.Seeds.Count > k {
-		size = (s.Seeds.Count-k-1)/n + 1
-	}
+	size := explore.SweepOptions{From: s.Seeds.From, Count: s.Seeds.Count, ShardIndex: k, ShardCount: n}.Len()
 	if s.Runs < 0 || s.Runs > size || s.Events < 0 {
 		return false, fmt.Errorf("%s: %d runs and %d events do not fit shard %s of %d seeds", s.name, s.Runs, s.Events, s.label(), size)
 	}

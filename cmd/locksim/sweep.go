@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"locksim/algorithm"
@@ -37,8 +40,12 @@ type sweepJSON struct {
 	Unpromised int           `json:"unpromised"`
 	// LivenessFailed counts the failing seeds whose failures were all of
 	// liveness.
-	LivenessFailed int           `json:"liveness_failed"`
-	Failures       []failureJSON `json:"failures"`
+	LivenessFailed int `json:"liveness_failed"`
+	// Interrupted: the sweep was stopped (Ctrl-C) before its last seed;
+	// Resume is the command that runs the seeds it did not.
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Resume      string        `json:"resume,omitempty"`
+	Failures    []failureJSON `json:"failures"`
 }
 
 // breachCount is how many expected seeds first broke one assumption.
@@ -90,8 +97,10 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			"of time with a majority of the key's nodes up and reachable, and no lock item may stay\n"+
 			"behind unused for longer. Stops at the first safety failure unless -keep-going (-stop-on\n"+
 			"any: at the first failure of any kind). Writes a repro file per\n"+
-			"failure into -out and prints the command that replays it. Exit 0: no failure; 1:\n"+
-			"failures; 2: bad usage.\n"+
+			"failure into -out and prints the command that replays it. Seeds are never listed, so\n"+
+			"any range runs in constant memory. Ctrl-C stops at once: the summary so far (and the\n"+
+			"JSON, with -json) is printed with the command that resumes the sweep. Exit 0: no\n"+
+			"failure; 1: failures; 2: bad usage; 130: interrupted without a failure.\n"+
 			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
 			"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n"+
 			"locksim merge combines the shards' -json outputs into one result; give every shard\n"+
@@ -160,7 +169,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	describeTarget(head, t)
 	fmt.Fprintf(head, "seeds:   %s\n", describeSeeds(opts))
 
-	total := len(opts.Seeds())
+	total := opts.Len()
 	prog := newProgress(stderr, total)
 	report := sweepJSON{Version: explore.Version,
 		Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sc.strict, t.Config, t.World},
@@ -190,7 +199,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			printFailure(stdout, fj, t.Variant.Name) // streamed: a long sweep holds none of them
 		}
 	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	opts.Stop = ctx.Done()
 	res, err := explore.Sweep(t, opts)
+	cancel() // a second Ctrl-C from here on kills the process, as usual
 	prog.clear()
 	if err != nil {
 		return f.fail(stderr, err)
@@ -199,6 +212,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
 	report.LivenessFailed = res.LivenessFailed
 	report.ExpectedBy = outside.counts()
+	if res.Interrupted {
+		report.Interrupted, report.Resume = true, resumeCommand(args, opts, res.NextSeed)
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
 			return f.fail(stderr, err)
@@ -206,13 +222,47 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	} else {
 		printSweepSummary(stdout, res, total, prog, report.ExpectedBy, opts.StopOn)
 	}
+	if res.Interrupted {
+		fmt.Fprintf(stderr, "sweep: interrupted before seed %d; resume with:\n  %s\n", res.NextSeed, report.Resume)
+	}
 	if saveErr != nil {
 		return f.fail(stderr, fmt.Errorf("%v (the findings are printed above)", saveErr))
 	}
 	if res.Failed > 0 {
 		return exitViolation
 	}
+	if res.Interrupted {
+		return exitInterrupted
+	}
 	return exitOK
+}
+
+// exitInterrupted is a sweep stopped by Ctrl-C before it found a failure.
+const exitInterrupted = 130
+
+// resumeCommand is the sweep command that runs the seeds an interrupted
+// sweep did not: args without their seed range, and the seeds from next to
+// the range's end (of a shard K/N: every N-th from next, shard 0/N).
+func resumeCommand(args []string, o explore.SweepOptions, next uint64) string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		name := strings.TrimLeft(args[i], "-")
+		base, _, hasValue := strings.Cut(name, "=")
+		switch base {
+		case "n", "seeds", "shard":
+			if !hasValue {
+				i++ // its value is the next argument
+			}
+			continue
+		}
+		kept = append(kept, args[i])
+	}
+	last := o.From + uint64(o.Count) - 1
+	kept = append(kept, fmt.Sprintf("-seeds %d..%d", next, last))
+	if o.ShardCount > 0 {
+		kept = append(kept, fmt.Sprintf("-shard 0/%d", o.ShardCount))
+	}
+	return explore.CommandPrefix + " sweep " + strings.Join(kept, " ")
 }
 
 // printFailure is one failing seed: its violations, repro file and replay
@@ -238,6 +288,8 @@ func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progr
 	now := time.Now()
 	stopped := ""
 	switch {
+	case res.Interrupted:
+		stopped = fmt.Sprintf(" (interrupted; %d not run)", total-res.Runs)
 	case res.Runs < total && stop == explore.StopOnSafety:
 		stopped = fmt.Sprintf(" (stopped at the first safety failure, after %d liveness failures; -keep-going runs the other %d)",
 			res.LivenessFailed, total-res.Runs)
@@ -323,7 +375,7 @@ func describeSeeds(o explore.SweepOptions) string {
 	}
 	s := fmt.Sprintf("%d..%d (%d)", o.From, o.From+uint64(o.Count)-1, o.Count)
 	if o.ShardCount > 0 {
-		s += fmt.Sprintf(", shard %d/%d (%d seeds)", o.ShardIndex, o.ShardCount, len(o.Seeds()))
+		s += fmt.Sprintf(", shard %d/%d (%d seeds)", o.ShardIndex, o.ShardCount, o.Len())
 	}
 	if o.KeepGoing {
 		s += ", keep going"

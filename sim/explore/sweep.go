@@ -30,6 +30,10 @@ type SweepOptions struct {
 	// OnOutcome, if set, sees every outcome in seed order, whatever the
 	// parallelism, on the goroutine that called Sweep.
 	OnOutcome func(Outcome)
+	// Stop, when closed, ends the sweep early: no worker claims another
+	// seed, and the result holds every seed before the first that did not
+	// run (SweepResult.Interrupted, NextSeed). nil: run to the end.
+	Stop <-chan struct{}
 }
 
 // StopPolicy is which failing seed stops a sweep (SweepOptions.StopOn).
@@ -87,16 +91,39 @@ type SweepResult struct {
 	// only properties the variant does not promise (neither fails a sweep
 	// unless Strict). Inside counts the seeds that broke no assumption.
 	Expected, Unpromised, Inside int
+	// Interrupted: Stop closed before every seed had run. Then NextSeed is
+	// the first seed whose outcome was not delivered: a sweep from there
+	// (same shard) resumes it.
+	Interrupted bool
+	NextSeed    uint64
 }
 
-// Seeds lists the seeds the options select, in order.
+// Len is how many seeds the options select, computed, not listed: a sweep
+// of any length runs in constant memory.
+func (o SweepOptions) Len() int {
+	if o.ShardCount <= 0 {
+		return o.Count
+	}
+	if o.Count <= o.ShardIndex {
+		return 0
+	}
+	return (o.Count-o.ShardIndex-1)/o.ShardCount + 1
+}
+
+// SeedAt is the i-th seed the options select (0 <= i < Len()).
+func (o SweepOptions) SeedAt(i int) uint64 {
+	if o.ShardCount <= 0 {
+		return o.From + uint64(i)
+	}
+	return o.From + uint64(o.ShardIndex) + uint64(i)*uint64(o.ShardCount)
+}
+
+// Seeds lists the seeds the options select, in order. Only for small
+// ranges: Len and SeedAt do not allocate.
 func (o SweepOptions) Seeds() []uint64 {
-	var out []uint64
-	for i := 0; i < o.Count; i++ {
-		if o.ShardCount > 0 && i%o.ShardCount != o.ShardIndex {
-			continue
-		}
-		out = append(out, o.From+uint64(i))
+	out := make([]uint64, o.Len())
+	for i := range out {
+		out[i] = o.SeedAt(i)
 	}
 	return out
 }
@@ -125,7 +152,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	if err := o.validate(); err != nil {
 		return SweepResult{}, err
 	}
-	seeds := o.Seeds()
+	n := o.Len()
 	keep := o.KeepFailures
 	if keep == 0 {
 		keep = DefaultKeepFailures
@@ -134,7 +161,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(seeds)))
+	workers = max(1, min(workers, n))
 
 	// Workers claim chunks of consecutive seeds from a shared counter and
 	// hand each chunk's outcomes over in one batch: a seed takes about a
@@ -144,15 +171,23 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	// at or before its next one has failed (unless KeepGoing), and flushes
 	// its batch at once when its own seed fails: seeds after the first
 	// failure are never needed.
-	chunk := sweepChunk(len(seeds), workers)
+	chunk := sweepChunk(n, workers)
 	type result struct {
 		i   int
 		out Outcome
 		err error
 	}
-	var next atomic.Int64      // the next unclaimed index into seeds
-	var firstStop atomic.Int64 // lowest index that failed or erred; len(seeds): none
-	firstStop.Store(int64(len(seeds)))
+	var next atomic.Int64      // the next unclaimed seed index
+	var firstStop atomic.Int64 // lowest index that failed or erred; n: none
+	firstStop.Store(int64(n))
+	stopped := func() bool {
+		select {
+		case <-o.Stop:
+			return true
+		default:
+			return false
+		}
+	}
 	noteStop := func(i int) {
 		for {
 			cur := firstStop.Load()
@@ -169,13 +204,16 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			defer wg.Done()
 			for {
 				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= len(seeds) || int64(lo) > firstStop.Load() {
+				if lo >= n || int64(lo) > firstStop.Load() || (o.Stop != nil && stopped()) {
 					return
 				}
-				hi := min(lo+chunk, len(seeds))
+				hi := min(lo+chunk, n)
 				batch := make([]result, 0, hi-lo)
 				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
-					out, err := RunSeed(t, seeds[i], o.Run)
+					if o.Stop != nil && stopped() {
+						break
+					}
+					out, err := RunSeed(t, o.SeedAt(i), o.Run)
 					batch = append(batch, result{i, out, err})
 					if err != nil || (o.StopOn.stops(out) && !o.KeepGoing) {
 						noteStop(i)
@@ -192,12 +230,12 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	var res SweepResult
 	var firstErr error
 	pending := map[int]result{}
-	nextOut, stopped := 0, false
+	nextOut, done := 0, false
 	for batch := range results {
 		for _, r := range batch {
 			pending[r.i] = r
 		}
-		for !stopped {
+		for !done {
 			p, ok := pending[nextOut]
 			if !ok {
 				break
@@ -205,7 +243,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			delete(pending, nextOut)
 			nextOut++
 			if p.err != nil {
-				firstErr, stopped = p.err, true
+				firstErr, done = p.err, true
 				break
 			}
 			res.Runs++
@@ -223,10 +261,15 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 					res.Failures = append(res.Failures, p.out)
 				}
 				if !o.KeepGoing && o.StopOn.stops(p.out) {
-					stopped = true
+					done = true
 				}
 			}
 		}
+	}
+	if !done && nextOut < n && firstErr == nil {
+		// Only Stop leaves seeds undelivered without a failure: what ran
+		// past the gap is dropped, so the result is a prefix of the sweep.
+		res.Interrupted, res.NextSeed = true, o.SeedAt(nextOut)
 	}
 	return res, firstErr
 }
