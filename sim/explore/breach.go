@@ -8,6 +8,7 @@ import (
 	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
+	"locksim/sim"
 )
 
 // Breach is one assumption of a variant's envelope that a run actually
@@ -429,4 +430,55 @@ func quarantineBreach(plan faults.Plan, h model.History) (Breach, bool) {
 		}
 	}
 	return Breach{}, false
+}
+
+// worldBreaches are the breaches the seed's world makes before any fault:
+// a link so slow that more of its round trips outlast the RPC timeout than
+// the envelope's message loss allows (a reply after the timeout is lost to
+// the client: the write it answers happened unknown to it).
+func worldBreaches(env algorithm.Envelope, c sim.Config) []Breach {
+	var out []Breach
+	for _, n := range env.Assumed() {
+		if n != algorithm.MessageLoss {
+			continue
+		}
+		a := env.Safety
+		if !a.Makes(n) {
+			a = env.Liveness
+		}
+		if late := lateShare(c); late > a.MessageLossMaxPPM {
+			to := fmt.Sprintf("n%d", c.SlowNode)
+			if c.SlowNode < 0 {
+				to = "every node"
+			}
+			out = append(out, Breach{Assumption: n, Safety: env.Safety.Makes(n), By: "the world (a slow link)",
+				Detail: fmt.Sprintf("h%d's round trips to %s are up to %s slower: %s of them outlast the %s RPC timeout, more than %s",
+					c.SlowHost, to, c.SlowExtra, ppm(late), c.RPCTimeout, ppm(a.MessageLossMaxPPM))})
+		}
+	}
+	return out
+}
+
+// lateShare is, in ppm, the share of the slow link's round trips that
+// outlast the RPC timeout, at the worst base latency: each leg adds a
+// uniform delay below SlowExtra, so the two add up to more than the slack
+// with the probability of a sum of two uniforms. Integers (microseconds),
+// so a world drawn by it is the same on every machine.
+func lateShare(c sim.Config) int64 {
+	s := c.SlowExtra.Microseconds()
+	if s <= 0 {
+		return 0
+	}
+	slack := (c.RPCTimeout - 2*c.LatencyMax).Microseconds()
+	switch {
+	case slack <= 0:
+		return 1_000_000
+	case slack >= 2*s:
+		return 0
+	case slack >= s:
+		d := 2*s - slack // P = d² / 2s²
+		return d * d * 1_000_000 / (2 * s * s)
+	default:
+		return 1_000_000 - slack*slack*1_000_000/(2*s*s)
+	}
 }

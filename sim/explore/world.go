@@ -162,11 +162,17 @@ type worldBounds struct {
 	// lock's name (-1, reserved names assumed), always under it (1, broken
 	// on purpose).
 	data int
+	// lossMaxPPM, when positive, bounds the share of a slow link's round
+	// trips that may outlast the RPC timeout (late replies are lost ones).
+	lossMaxPPM int64
 }
 
 func (t Target) worldBounds() worldBounds {
 	b := worldBounds{replication: t.replicationRange()}
 	e := t.Variant.Envelope
+	if m := e.Safety.And(e.Liveness).MessageLossMaxPPM; e.Assumes(algorithm.MessageLoss) && !slices.Contains(t.Beyond, algorithm.MessageLoss) {
+		b.lossMaxPPM = max(m, 1)
+	}
 	if e.Safety.And(e.Liveness).ReservedLockNames {
 		b.data = -1
 		if slices.Contains(t.Beyond, algorithm.ReservedLockNames) {
@@ -260,6 +266,9 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) 
 			d := sim.DefaultConfig()
 			c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
 			c.SlowExtra = between(20*time.Millisecond, 2*c.RPCTimeout)
+			if wb.lossMaxPPM > 0 {
+				c.SlowExtra = slowestWithin(c, wb.lossMaxPPM)
+			}
 			c.SlowHost, c.SlowNode = r.IntN(c.Hosts), r.IntN(c.Nodes)
 			if r.IntN(2) == 0 {
 				c.SlowNode = -1
@@ -339,6 +348,23 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// slowestWithin is c.SlowExtra, or less: the most, to the millisecond, at
+// which at most maxPPM of the slow link's round trips outlast the RPC
+// timeout (lateShare), so a world inside the envelope keeps its loss bound.
+func slowestWithin(c sim.Config, maxPPM int64) time.Duration {
+	lo, hi := int64(0), c.SlowExtra.Milliseconds()
+	for lo < hi { // the largest ms with lateShare <= maxPPM
+		mid := (lo + hi + 1) / 2
+		c.SlowExtra = time.Duration(mid) * time.Millisecond
+		if lateShare(c) <= maxPPM {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return time.Duration(lo) * time.Millisecond
 }
 
 // isSubset reports whether every field of a is in b.
