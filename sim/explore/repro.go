@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"locksim/algorithm"
 	"locksim/faults"
@@ -167,7 +169,43 @@ func WriteRepro(dir string, r Repro) (string, error) {
 		return "", err
 	}
 	path := ReproPath(dir, r)
+	if old, err := os.ReadFile(path); err == nil && !sameScenario(old, r) {
+		// Another scenario's repro of this variant and seed (other classes,
+		// world or config): keep it, and name this one by its scenario.
+		path = strings.TrimSuffix(path, ".json") + "-" + r.scenarioID() + ".json"
+	}
 	return path, WriteReproAt(path, r)
+}
+
+// scenarioID is eight hex digits that tell r's scenario from another's of
+// the same variant and seed.
+func (r Repro) scenarioID() string {
+	h := fnv.New32a()
+	h.Write(r.scenarioKey())
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// scenarioKey is what makes a run what it is: variant, seed, classes,
+// assumptions broken, world, config, plan and check.
+func (r Repro) scenarioKey() []byte {
+	b, _ := json.Marshal(struct {
+		V string
+		S uint64
+		C []faults.Class
+		B []algorithm.Assumption
+		W []WorldField
+		K sim.Config
+		P faults.Plan
+		M bool
+		X *model.CheckOptions
+	}{r.Variant, r.Seed, r.Classes, r.Beyond, r.World, r.Config, r.Plan, r.Minimized, r.Check})
+	return b
+}
+
+// sameScenario reports whether data is a repro of r's scenario.
+func sameScenario(data []byte, r Repro) bool {
+	old, err := DecodeRepro(data)
+	return err == nil && string(old.scenarioKey()) == string(r.scenarioKey())
 }
 
 // ReproPath is where WriteRepro puts r in dir: VARIANT-seed-N[-min].json.

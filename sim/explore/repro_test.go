@@ -1,9 +1,12 @@
 package explore
 
 import (
+	"locksim/faults"
+	"locksim/sim"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // WriteFileAtomic replaces a file whole and leaves no temporary behind.
@@ -24,5 +27,36 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "missing", "r.json"), nil); err == nil {
 		t.Error("writing into a directory that does not exist succeeded")
+	}
+}
+
+// Repros of two scenarios that share a variant and seed do not overwrite
+// each other; the same scenario written twice is one file.
+func TestReproNamesDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	write := func(class faults.Class) string {
+		tg := Target{Variant: variant("original"), Config: sim.DefaultConfig(), Classes: []faults.Class{class}}
+		tg.Config.Duration = 10 * time.Second
+		o, err := RunSeed(tg, 3, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, err := WriteRepro(dir, NewRepro(tg, o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a, b, again := write(faults.ClassThreads), write(faults.ClassPause), write(faults.ClassThreads)
+	if a == b {
+		t.Fatalf("two scenarios wrote one file, %s", a)
+	}
+	if again != a {
+		t.Errorf("the same scenario wrote %s, then %s", a, again)
+	}
+	for _, p := range []string{a, b} {
+		if _, err := ReadRepro(p); err != nil {
+			t.Error(err)
+		}
 	}
 }
