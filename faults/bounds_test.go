@@ -59,6 +59,7 @@ func crossed(p Plan, bd Bounds, s Shape) []Breakable {
 	add(p.Deployment.NoQuarantine, BreakRestartQuarantine)
 	add(p.Deployment.NoFencing, BreakTokenChecks)
 	add(bd.LossMaxPPM > 0 && (p.Network.LossPPM > bd.LossMaxPPM || ReplyLost(p.Network) > bd.LossMaxPPM), BreakMessageLoss)
+	add(bd.LossMaxPPM > 0 && slices.ContainsFunc(p.Events, func(e Event) bool { return e.Kind == Partition && e.OneWay }), BreakMessageLoss)
 	return out
 }
 

@@ -49,7 +49,7 @@ func eventGen(kinds []feature, s Shape, clients int, bd Bounds, br breakSet) *ra
 		case featPartition:
 			e.Kind, e.For = Partition, drawMillis(t, "for", 1, 180_000)
 			e.Nodes, e.Hosts = drawGroup(t, s)
-			e.OneWay = rapid.Bool().Draw(t, "one_way")
+			e.OneWay = rapid.Bool().Draw(t, "one_way") && (bd.LossMaxPPM == 0 || br.has(BreakMessageLoss))
 		case featTopology:
 			e.Kind = Topology
 			all := make([]int, s.Nodes)

@@ -23,7 +23,9 @@ func (g swarm) event(f feature, clients int) Event {
 	case featPartition:
 		e.Kind, e.For = Partition, g.durIn(time.Second, 3*time.Minute)
 		e.Nodes, e.Hosts = g.group()
-		e.OneWay = g.rng.IntN(4) == 0
+		// One way loses the replies to requests it lets through: message
+		// loss, so none inside a loss bound (the draw is made either way).
+		e.OneWay = g.rng.IntN(4) == 0 && (g.bd.LossMaxPPM == 0 || g.br.has(BreakMessageLoss))
 	case featClog:
 		e.Kind, e.Node = Clog, g.rng.IntN(g.s.Nodes)
 		e.For = g.durIn(100*time.Millisecond, 30*time.Second)

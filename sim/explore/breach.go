@@ -105,6 +105,12 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan,
 			return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost, more than %s",
 				ppm(loss), ppm(a.MessageLossMaxPPM))}, true
 		}
+		for i, e := range plan.Events {
+			if e.Kind == faults.Partition && e.OneWay && e.At.Nanoseconds() < h.End {
+				return Breach{Time: e.At.Nanoseconds(), By: fmt.Sprintf("events[%d] (a one-way partition for %s)", i, e.For),
+					Detail: "every reply across it is lost after its request was applied, more than " + ppm(a.MessageLossMaxPPM)}, true
+			}
+		}
 		if lost := int64(faults.ReplyLost(plan.Network)); lost > a.MessageLossMaxPPM {
 			return Breach{By: "network.loss_ppm and network.reply_loss_ppm", Detail: fmt.Sprintf(
 				"%s of replies lost (on the way or after the request was applied), more than %s",
