@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"locksim/algorithm"
+	"locksim/faults"
 	"locksim/model"
 )
 
@@ -210,10 +211,10 @@ func (p *process) step() {
 func (p *process) rpc(ni int, r request) *reply {
 	p.step()
 	if p.acquirePause > 0 && p.openOp == model.AcquireCall && chance(&p.w.pointRnd, acquirePauseStrikePPM) {
-		p.pauseInAcquire()
+		p.pauseAt(&p.acquirePause, faults.InAcquire)
 	}
 	if p.deletePause > 0 && p.openOp == model.AcquireCall && (r.op == opRemove || r.op == opCompareAndDelete) {
-		p.pauseBeforeDelete()
+		p.pauseAt(&p.deletePause, faults.BeforeDelete)
 	}
 	w := p.w
 	p.call++

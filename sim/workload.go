@@ -129,31 +129,17 @@ func (p *process) faultPoint(point faults.Point) {
 // between any two calls, after the first writes as well as before them.
 const acquirePauseStrikePPM = 333_333
 
-// pauseInAcquire takes the timed pause that waited for a server call
-// inside Acquire. It heals when it ends, which may be after the plan's
-// At + For: liveness is judged from then on.
-func (p *process) pauseInAcquire() {
+// pauseAt takes the timed pause *pending that waited for a place inside
+// Acquire (a server call, or a delete). It heals when it ends, which may be
+// after the plan's At + For: liveness is judged from then on.
+func (p *process) pauseAt(pending *int64, point faults.Point) {
 	w := p.w
-	d := p.acquirePause
-	p.acquirePause = 0
+	d := *pending
+	*pending = 0
 	if w.tracing {
-		w.note("%s: pause %s at %s", p.name, fmtTime(d), faults.InAcquire)
+		w.note("%s: pause %s at %s", p.name, fmtTime(d), point)
 	}
-	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: d, Point: string(faults.InAcquire)})
-	w.hist.Healed = min(max(w.hist.Healed, w.now+d), w.end)
-	p.sleep(d)
-}
-
-// pauseBeforeDelete takes the timed pause that waited for a delete inside
-// Acquire, as pauseInAcquire does.
-func (p *process) pauseBeforeDelete() {
-	w := p.w
-	d := p.deletePause
-	p.deletePause = 0
-	if w.tracing {
-		w.note("%s: pause %s at %s", p.name, fmtTime(d), faults.BeforeDelete)
-	}
-	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: d, Point: string(faults.BeforeDelete)})
+	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: d, Point: string(point)})
 	w.hist.Healed = min(max(w.hist.Healed, w.now+d), w.end)
 	p.sleep(d)
 }

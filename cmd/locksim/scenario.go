@@ -324,11 +324,7 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 		add(explore.WorldVersions, "restarting versions")
 	}
 	if c.SlowExtra > 0 {
-		to := fmt.Sprintf("n%d", c.SlowNode)
-		if c.SlowNode < 0 {
-			to = "every node"
-		}
-		add(explore.WorldLatency, fmt.Sprintf("h%d to %s up to %s slower", c.SlowHost, to, short(c.SlowExtra)))
+		add(explore.WorldLatency, explore.DescribeSlowLink(c))
 	}
 	if c.AppData != "" {
 		add(explore.WorldData, explore.DescribeWorld(c, []explore.WorldField{explore.WorldData}))

@@ -104,13 +104,12 @@ func BenchmarkTimeToFirstCounterexample(b *testing.B) {
 	defer TuneGC()() // as the locksim command runs its sweeps
 	for _, e := range catalogue {
 		b.Run(e.name, func(b *testing.B) {
-			tg := e.target()
 			var walls []time.Duration
 			var seeds []float64
 			missed, k := 0, 0
 			for b.Loop() {
 				for range ttfcSweeps {
-					wall, n, found := timeToFirst(b, tg, e, 1+ttfcStride*uint64(k))
+					wall, n, found := timeToFirst(b, e, 1+ttfcStride*uint64(k))
 					k++
 					walls, seeds = append(walls, wall), append(seeds, float64(n))
 					if !found {
@@ -133,30 +132,17 @@ func BenchmarkTimeToFirstCounterexample(b *testing.B) {
 const (
 	ttfcSweeps = 9      // independent sweeps per iteration
 	ttfcStride = 10_000 // seeds between the starts of two sweeps, and the most one sweep runs
-	ttfcChunk  = 64     // seeds swept at once, in parallel, between two looks
 )
 
-// timeToFirst sweeps from seed from until a run shows entry e; found is
-// false when ttfcStride seeds show none.
-func timeToFirst(b *testing.B, tg Target, e entry, from uint64) (wall time.Duration, seeds uint64, found bool) {
+// timeToFirst sweeps from seed from until a run shows entry e (firstOf);
+// found is false when ttfcStride seeds show none.
+func timeToFirst(b *testing.B, e entry, from uint64) (wall time.Duration, seeds uint64, found bool) {
 	start := time.Now()
-	opt := DefaultOptions()
-	opt.Keep = true // the catalogue reads the history
-	for next := from; next < from+ttfcStride; next += ttfcChunk {
-		hit := uint64(0)
-		_, err := Sweep(tg, SweepOptions{From: next, Count: ttfcChunk, KeepGoing: true, Run: opt, OnOutcome: func(o Outcome) {
-			if hit == 0 && entryOf(e.variant, o) == e.name {
-				hit = o.Seed
-			}
-		}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if hit != 0 {
-			return time.Since(start), hit - from + 1, true
-		}
+	o, found := firstOf(b, e, from, ttfcStride)
+	if !found {
+		return time.Since(start), ttfcStride, false
 	}
-	return time.Since(start), ttfcStride, false
+	return time.Since(start), o.Seed - from + 1, true
 }
 
 // BenchmarkSweepScaling sweeps the same seeds with one worker and with two

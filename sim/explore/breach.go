@@ -50,15 +50,15 @@ func (b Breach) protects(k model.ViolationKind) bool {
 }
 
 // Breaches lists, in the order of env.Assumed, the first breach of each
-// assumption env makes that the run (its plan and history) broke.
-func Breaches(env algorithm.Envelope, plan faults.Plan, h model.History) []Breach {
+// assumption env makes that the run (its world, plan and history) broke.
+func Breaches(env algorithm.Envelope, cfg sim.Config, plan faults.Plan, h model.History) []Breach {
 	var out []Breach
 	for _, n := range env.Assumed() {
 		a := env.Safety
 		if !a.Makes(n) {
 			a = env.Liveness
 		}
-		if b, ok := breachOf(n, a, plan, h); ok {
+		if b, ok := breachOf(n, a, cfg, plan, h); ok {
 			b.Assumption, b.Safety = n, env.Safety.Makes(n)
 			out = append(out, b)
 		}
@@ -67,7 +67,7 @@ func Breaches(env algorithm.Envelope, plan faults.Plan, h model.History) []Breac
 }
 
 // breachOf finds the first breach of assumption n, as a states it.
-func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan, h model.History) (Breach, bool) {
+func breachOf(n algorithm.Assumption, a algorithm.Assumptions, cfg sim.Config, plan faults.Plan, h model.History) (Breach, bool) {
 	switch n {
 	case algorithm.ClockError:
 		return clockErrorBreach(a.ClockErrorMax.Nanoseconds(), plan, h.End)
@@ -101,21 +101,7 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan,
 			return Breach{By: "deployment.no_fencing", Detail: "the resource ignored fencing tokens"}, true
 		}
 	case algorithm.MessageLoss:
-		if loss := int64(plan.Network.LossPPM); loss > a.MessageLossMaxPPM {
-			return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost, more than %s",
-				ppm(loss), ppm(a.MessageLossMaxPPM))}, true
-		}
-		for i, e := range plan.Events {
-			if e.Kind == faults.Partition && e.OneWay && e.At.Nanoseconds() < h.End {
-				return Breach{Time: e.At.Nanoseconds(), By: fmt.Sprintf("events[%d] (a one-way partition for %s)", i, e.For),
-					Detail: "every reply across it is lost after its request was applied, more than " + ppm(a.MessageLossMaxPPM)}, true
-			}
-		}
-		if lost := int64(faults.ReplyLost(plan.Network)); lost > a.MessageLossMaxPPM {
-			return Breach{By: "network.loss_ppm and network.reply_loss_ppm", Detail: fmt.Sprintf(
-				"%s of replies lost (on the way or after the request was applied), more than %s",
-				ppm(lost), ppm(a.MessageLossMaxPPM))}, true
-		}
+		return lossBreach(a.MessageLossMaxPPM, cfg, plan, h.End)
 	}
 	return Breach{}, false
 }
@@ -438,31 +424,34 @@ func quarantineBreach(plan faults.Plan, h model.History) (Breach, bool) {
 	return Breach{}, false
 }
 
-// worldBreaches are the breaches the seed's world makes before any fault:
-// a link so slow that more of its round trips outlast the RPC timeout than
-// the envelope's message loss allows (a reply after the timeout is lost to
-// the client: the write it answers happened unknown to it).
-func worldBreaches(env algorithm.Envelope, c sim.Config) []Breach {
-	var out []Breach
-	for _, n := range env.Assumed() {
-		if n != algorithm.MessageLoss {
-			continue
-		}
-		a := env.Safety
-		if !a.Makes(n) {
-			a = env.Liveness
-		}
-		if late := lateShare(c); late > a.MessageLossMaxPPM {
-			to := fmt.Sprintf("n%d", c.SlowNode)
-			if c.SlowNode < 0 {
-				to = "every node"
-			}
-			out = append(out, Breach{Assumption: n, Safety: env.Safety.Makes(n), By: "the world (a slow link)",
-				Detail: fmt.Sprintf("h%d's round trips to %s are up to %s slower: %s of them outlast the %s RPC timeout, more than %s",
-					c.SlowHost, to, c.SlowExtra, ppm(late), c.RPCTimeout, ppm(a.MessageLossMaxPPM))})
+// lossBreach finds the first breach of the message-loss bound maxPPM:
+// steady loss of requests or replies, or a world or fault that loses the
+// replies to requests it delivered. A reply after the RPC timeout is lost
+// to the client (the write it answers happened unknown to it), so a link
+// that outlasts the timeout too often breaks the bound from the start, and
+// a one-way partition, which drops every reply across it, from its start.
+func lossBreach(maxPPM int64, c sim.Config, plan faults.Plan, end int64) (Breach, bool) {
+	if loss := int64(plan.Network.LossPPM); loss > maxPPM {
+		return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost, more than %s",
+			ppm(loss), ppm(maxPPM))}, true
+	}
+	if lost := int64(faults.ReplyLost(plan.Network)); lost > maxPPM {
+		return Breach{By: "network.loss_ppm and network.reply_loss_ppm", Detail: fmt.Sprintf(
+			"%s of replies lost (on the way or after the request was applied), more than %s",
+			ppm(lost), ppm(maxPPM))}, true
+	}
+	if late := lateShare(c); late > maxPPM {
+		return Breach{By: "the world (a slow link)",
+			Detail: fmt.Sprintf("round trips %s: %s of them outlast the %s RPC timeout, more than %s",
+				DescribeSlowLink(c), ppm(late), c.RPCTimeout, ppm(maxPPM))}, true
+	}
+	for i, e := range plan.Events {
+		if e.Kind == faults.Partition && e.OneWay && e.At.Nanoseconds() < end {
+			return Breach{Time: e.At.Nanoseconds(), By: fmt.Sprintf("events[%d] (a one-way partition for %s)", i, e.For),
+				Detail: "every reply across it is lost after its request was applied, more than " + ppm(maxPPM)}, true
 		}
 	}
-	return out
+	return Breach{}, false
 }
 
 // lateShare is, in ppm, the share of the slow link's round trips that

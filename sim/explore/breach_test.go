@@ -8,6 +8,7 @@ import (
 	"locksim/algorithm"
 	"locksim/faults"
 	"locksim/model"
+	"locksim/sim"
 	"locksim/variants"
 )
 
@@ -16,7 +17,7 @@ const sec = int64(time.Second)
 // breachOfOne runs breach detection for one assumption of a.
 func breachOfOne(t *testing.T, n algorithm.Assumption, a algorithm.Assumptions, plan faults.Plan, h model.History) (Breach, bool) {
 	t.Helper()
-	bs := Breaches(algorithm.Envelope{Safety: a}, plan, h)
+	bs := Breaches(algorithm.Envelope{Safety: a}, sim.DefaultConfig(), plan, h)
 	for _, b := range bs {
 		if b.Assumption == n {
 			return b, true
@@ -203,9 +204,60 @@ func TestInsideDrawsBreakNoPlanAssumption(t *testing.T) {
 		tg := DefaultTarget(v)
 		for seed := uint64(1); seed <= 2000; seed++ {
 			plan, cfg := tg.PlanFor(seed), tg.At(seed).Config
-			for _, b := range Breaches(v.Envelope, plan, model.History{End: int64(cfg.Duration), Replicas: cfg.Replication}) {
+			for _, b := range Breaches(v.Envelope, cfg, plan, model.History{End: int64(cfg.Duration), Replicas: cfg.Replication}) {
 				t.Fatalf("%s seed %d: the plan drawn inside breaks %v", v.Name, seed, b)
 			}
 		}
+	}
+}
+
+// Replies lost to the client count against the message-loss bound: a slow
+// link that outlasts the RPC timeout too often breaks it from the start, a
+// one-way partition from its start; a slower link within the bound, or a
+// two-way partition, does not.
+func TestLateRepliesAreLoss(t *testing.T) {
+	a := algorithm.Assumptions{MessageLossMaxPPM: 100_000}
+	env := algorithm.Envelope{Safety: a}
+	h := model.History{End: 600 * sec}
+	slow := func(extra time.Duration) sim.Config {
+		c := sim.DefaultConfig()
+		c.SlowExtra, c.SlowHost, c.SlowNode = extra, 0, -1
+		return c
+	}
+	part := func(oneWay bool) faults.Plan {
+		return faults.Plan{Events: []faults.Event{{At: 30 * time.Second, Kind: faults.Partition, Nodes: []int{0}, For: time.Minute, OneWay: oneWay}}}
+	}
+	for name, tc := range map[string]struct {
+		cfg  sim.Config
+		plan faults.Plan
+		at   int64 // -1: no breach
+	}{
+		"no slow link":            {sim.DefaultConfig(), faults.Plan{}, -1},
+		"slow, within the bound":  {slow(100 * time.Millisecond), faults.Plan{}, -1},
+		"slower than the timeout": {slow(400 * time.Millisecond), faults.Plan{}, 0},
+		"two-way partition":       {sim.DefaultConfig(), part(false), -1},
+		"one-way partition":       {sim.DefaultConfig(), part(true), 30 * sec},
+	} {
+		var got *Breach
+		for _, b := range Breaches(env, tc.cfg, tc.plan, h) {
+			if b.Assumption == algorithm.MessageLoss {
+				got = &b
+			}
+		}
+		switch {
+		case tc.at < 0 && got != nil:
+			t.Errorf("%s: breach %s, want none", name, got)
+		case tc.at >= 0 && (got == nil || got.Time != tc.at):
+			t.Errorf("%s: breach %v, want one at %d", name, got, tc.at)
+		}
+	}
+	// lateShare, and the bound a world inside the envelope keeps.
+	if s := lateShare(slow(400 * time.Millisecond)); s <= 100_000 {
+		t.Errorf("lateShare of a 400 ms slow link = %d ppm, want above 10%%", s)
+	}
+	c := slow(400 * time.Millisecond)
+	c.SlowExtra = slowestWithin(c, 100_000)
+	if lateShare(c) > 100_000 || c.SlowExtra == 0 {
+		t.Errorf("slowestWithin gives %s, late share %d ppm: want the slowest link within 10%%", c.SlowExtra, lateShare(c))
 	}
 }

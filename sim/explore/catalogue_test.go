@@ -104,34 +104,29 @@ func entryOf(v string, o Outcome) string {
 	return ""
 }
 
-// safetyOf is o's first safety bug: two holders, or the resource's or the
-// application's data damaged.
-func safetyOf(o Outcome) *Finding {
+// firstBug is o's first bug that keep accepts, or nil.
+func firstBug(o Outcome, keep func(Finding) bool) *Finding {
 	for i, f := range o.Findings {
-		if f.Bug() && !f.Kind.IsLiveness() {
+		if f.Bug() && keep(f) {
 			return &o.Findings[i]
 		}
 	}
 	return nil
 }
 
+// safetyOf is o's first safety bug: two holders, or the resource's or the
+// application's data damaged.
+func safetyOf(o Outcome) *Finding {
+	return firstBug(o, func(f Finding) bool { return !f.Kind.IsLiveness() })
+}
+
 func livenessOf(o Outcome) *Finding {
-	for i, f := range o.Findings {
-		if f.Bug() && f.Kind.IsLiveness() {
-			return &o.Findings[i]
-		}
-	}
-	return nil
+	return firstBug(o, func(f Finding) bool { return f.Kind.IsLiveness() })
 }
 
 // twoHolders is o's first mutual-exclusion bug, if any.
 func twoHolders(o Outcome) *Finding {
-	for i, f := range o.Findings {
-		if f.Bug() && f.Kind == model.MutualExclusion {
-			return &o.Findings[i]
-		}
-	}
-	return nil
+	return firstBug(o, func(f Finding) bool { return f.Kind == model.MutualExclusion })
 }
 
 // sharedHost: the two holders are threads of one host, or another thread
@@ -201,7 +196,7 @@ func starves(o Outcome, v string) bool {
 
 // starved reports whether o's waiters starved (not only items left behind).
 func starved(o Outcome) bool {
-	return slices.ContainsFunc(o.Findings, func(f Finding) bool { return f.Bug() && f.Kind == model.Liveness })
+	return firstBug(o, func(f Finding) bool { return f.Kind == model.Liveness }) != nil
 }
 
 // lostData: the application's data under key was destroyed.

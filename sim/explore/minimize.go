@@ -228,18 +228,19 @@ func (m *minimizer) dropSteady() bool {
 			progress = true
 		}
 	}
-	for i := 0; i < len(m.bestOut.Plan.Clocks); {
+	progress = dropEach(m, func(p *faults.Plan) *[]faults.Clock { return &p.Clocks }) || progress
+	progress = dropEach(m, func(p *faults.Plan) *[]faults.Zone { return &p.Zones }) || progress
+	return progress
+}
+
+// dropEach removes the elements of the plan's list one at a time, keeping
+// each removal after which the run still fails.
+func dropEach[T any](m *minimizer, list func(*faults.Plan) *[]T) bool {
+	progress := false
+	for i := 0; i < len(*list(&m.bestOut.Plan)); {
 		p := m.plan()
-		p.Clocks = slices.Delete(p.Clocks, i, i+1)
-		if m.accept(m.best, p) {
-			progress = true
-		} else {
-			i++
-		}
-	}
-	for i := 0; i < len(m.bestOut.Plan.Zones); {
-		p := m.plan()
-		p.Zones = slices.Delete(p.Zones, i, i+1)
+		l := list(&p)
+		*l = slices.Delete(*l, i, i+1)
 		if m.accept(m.best, p) {
 			progress = true
 		} else {

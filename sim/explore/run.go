@@ -230,7 +230,7 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)
-	out.Breaches = append(worldBreaches(v.Envelope, cfg), Breaches(v.Envelope, plan, res.History)...)
+	out.Breaches = Breaches(v.Envelope, cfg, plan, res.History)
 	out.Findings = Classify(v.Envelope, out.Verdict, out.Breaches, opt.Check.LivenessBound(res.History))
 	if opt.Keep {
 		out.History = res.History

@@ -324,11 +324,7 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		case WorldLatency:
 			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", c.LatencyMin, c.LatencyMax, c.LatencyTail))
 			if c.SlowExtra > 0 {
-				to := fmt.Sprintf("n%d", c.SlowNode)
-				if c.SlowNode < 0 {
-					to = "every node"
-				}
-				parts = append(parts, fmt.Sprintf("h%d to %s up to %s slower", c.SlowHost, to, c.SlowExtra))
+				parts = append(parts, DescribeSlowLink(c))
 			}
 		case WorldVersions:
 			if c.RestartingVersions {
@@ -365,6 +361,16 @@ func slowestWithin(c sim.Config, maxPPM int64) time.Duration {
 		}
 	}
 	return time.Duration(lo) * time.Millisecond
+}
+
+// DescribeSlowLink is c's slow link in words: "h0 to n3 up to 120ms
+// slower" (to every node: a slow client).
+func DescribeSlowLink(c sim.Config) string {
+	to := fmt.Sprintf("n%d", c.SlowNode)
+	if c.SlowNode < 0 {
+		to = "every node"
+	}
+	return fmt.Sprintf("h%d to %s up to %s slower", c.SlowHost, to, c.SlowExtra)
 }
 
 // isSubset reports whether every field of a is in b.
