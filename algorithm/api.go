@@ -62,6 +62,11 @@ type Server interface {
 	// Increment atomically increments the counter under key and returns the
 	// new value (a source of fencing tokens).
 	Increment(key string) (uint64, error)
+	// RaiseCounter sets the counter under key to atLeast if it is lower,
+	// leaves it alone otherwise, and returns its value: a max-register.
+	// One call brings a lagging counter up to a fencing token that
+	// increments one at a time could not reach within a lease.
+	RaiseCounter(key string, atLeast uint64) (uint64, error)
 }
 
 // Env is the world an algorithm runs in: one client thread's view.

@@ -30,6 +30,8 @@ func (w *world) describe(m *message) string {
 		return fmt.Sprintf("%s #%d %s %s owner=%s ttl=%s", dir, m.call, r.op, r.key, r.owner, fmtTime(r.ttl))
 	case opCompareAndDelete:
 		return fmt.Sprintf("%s #%d %s %s owner=%s", dir, m.call, r.op, r.key, r.owner)
+	case opRaiseCounter:
+		return fmt.Sprintf("%s #%d %s %s at-least=%d", dir, m.call, r.op, r.key, r.atLeast)
 	case opResourceRead, opResourceWrite:
 		return fmt.Sprintf("%s #%d %s token=%d value=%d", dir, m.call, r.op, m.resToken, m.resValue)
 	default:

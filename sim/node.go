@@ -18,16 +18,17 @@ const (
 	opIncrement
 	opResourceRead  // not a node op: an access to the protected resource
 	opResourceWrite //
+	opRaiseCounter  // appended: op values are part of recorded traces
 )
 
 var opNames = [...]string{"?", "write-if-absent-or-same", "read", "remove", "set-if-absent-ttl",
-	"compare-and-delete", "increment", "resource-read", "resource-write"}
+	"compare-and-delete", "increment", "resource-read", "resource-write", "raise-counter"}
 
 func (o op) String() string { return opNames[o] }
 
 // isWrite: a quarantined node refuses these.
 func (o op) isWrite() bool {
-	return o == opWriteIfAbsentOrSame || o == opSetIfAbsentTTL || o == opIncrement
+	return o == opWriteIfAbsentOrSame || o == opSetIfAbsentTTL || o == opIncrement || o == opRaiseCounter
 }
 
 // errCode carries an algorithm error through a message without an interface.
@@ -54,6 +55,7 @@ type request struct {
 	expiry  int64  // original's expiry (writer's clock)
 	version uint64 // remove-if-version
 	ttl     int64  // node-side TTL
+	atLeast uint64 // raise-counter's floor
 }
 
 type reply struct {
@@ -260,6 +262,12 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 			e = s.put(i, r.key, entry{version: s.nextVersion(r.key)})
 		}
 		e.counter++
+		rep.counter = e.counter
+	case opRaiseCounter:
+		if e == nil {
+			e = s.put(i, r.key, entry{version: s.nextVersion(r.key)})
+		}
+		e.counter = max(e.counter, r.atLeast)
 		rep.counter = e.counter
 	default:
 		panic("sim: unknown op")

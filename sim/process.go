@@ -343,4 +343,9 @@ func (s *serverStub) Increment(key string) (uint64, error) {
 	return r.counter, r.err.err()
 }
 
+func (s *serverStub) RaiseCounter(key string, atLeast uint64) (uint64, error) {
+	r := s.p.rpc(s.node, request{op: opRaiseCounter, key: key, atLeast: atLeast})
+	return r.counter, r.err.err()
+}
+
 func (p *process) TTL() time.Duration { p.step(); return p.w.cfg.TTL }

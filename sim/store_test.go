@@ -66,7 +66,7 @@ func (m *storeModel) apply(r request, now, nodeNow int64) reply {
 		return reply{err: errServerDown}
 	}
 	if m.quarantine && m.restartAt >= 0 && now < m.restartAt+m.ttl &&
-		(r.op == opWriteIfAbsentOrSame || r.op == opSetIfAbsentTTL || r.op == opIncrement) {
+		(r.op == opWriteIfAbsentOrSame || r.op == opSetIfAbsentTTL || r.op == opIncrement || r.op == opRaiseCounter) {
 		return reply{err: errServerDown}
 	}
 	e, ok := m.live(r.key, nodeNow)
@@ -110,6 +110,13 @@ func (m *storeModel) apply(r request, now, nodeNow int64) reply {
 			e = modelEntry{version: m.newVersion(e, false)}
 		}
 		e.counter++
+		m.entries[r.key] = e
+		return reply{counter: e.counter}
+	case opRaiseCounter:
+		if !ok {
+			e = modelEntry{version: m.newVersion(e, false)}
+		}
+		e.counter = max(e.counter, r.atLeast)
 		m.entries[r.key] = e
 		return reply{counter: e.counter}
 	}
@@ -204,6 +211,9 @@ func TestStoreMatchesModel(t *testing.T) {
 			},
 			"increment": func(t *rapid.T) {
 				check(t, request{op: opIncrement, key: key.Draw(t, "key")})
+			},
+			"raiseCounter": func(t *rapid.T) {
+				check(t, request{op: opRaiseCounter, key: key.Draw(t, "key"), atLeast: rapid.Uint64Range(0, 8).Draw(t, "at least")})
 			},
 			"time passes": func(t *rapid.T) {
 				w.now += ms(t, "advance")

@@ -176,6 +176,16 @@ func (n *Node) Increment(key string) (uint64, error) {
 	return v, err
 }
 
+func (n *Node) RaiseCounter(key string, atLeast uint64) (uint64, error) {
+	var v uint64
+	err := n.call(fmt.Sprintf("raise %s %d", key, atLeast), func() error {
+		n.counters[key] = max(n.counters[key], atLeast)
+		v = n.counters[key]
+		return nil
+	})
+	return v, err
+}
+
 // Env is one client thread's view of a World.
 type Env struct {
 	W      *World

@@ -251,8 +251,9 @@ func (s fakeServer) RemoveKey(key string, version uint64) error {
 func (fakeServer) SetIfAbsentTTL(string, string, time.Duration) (algorithm.Item, error) {
 	return algorithm.Item{}, errNotInFake
 }
-func (fakeServer) CompareAndDelete(string, string) error { return errNotInFake }
-func (fakeServer) Increment(string) (uint64, error)      { return 0, errNotInFake }
+func (fakeServer) CompareAndDelete(string, string) error       { return errNotInFake }
+func (fakeServer) Increment(string) (uint64, error)            { return 0, errNotInFake }
+func (fakeServer) RaiseCounter(string, uint64) (uint64, error) { return 0, errNotInFake }
 
 // synctestRun is one hand-rolled run of cfg: every client thread runs the
 // original until cfg.Duration of fake time has passed. It returns the RPCs
