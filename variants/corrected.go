@@ -72,4 +72,5 @@ var correctedFixes = fixes{
 	tryAll:         true,
 	backoff:        true,
 	releaseRetries: true,
+	writeRetries:   true,
 }

@@ -88,7 +88,7 @@ func TestFencedFailsWithoutAMajorityOfCounters(t *testing.T) {
 	fenced := mustLookup(t, "fenced")
 	w := algotest.NewWorld(3)
 	w.BeforeCall = func(n *algotest.Node, what string) {
-		if strings.HasPrefix(what, "incr ") && n.Name() != "n1" {
+		if (strings.HasPrefix(what, "incr ") || strings.HasPrefix(what, "raise ")) && n.Name() != "n1" {
 			n.Down = true
 		}
 	}
@@ -117,7 +117,7 @@ func TestFencedCatchUpSurvivesLostReplies(t *testing.T) {
 	}
 	calls := 0
 	w.BeforeCall = func(n *algotest.Node, what string) {
-		if strings.HasPrefix(what, "incr ") && n.Name() != "n1" {
+		if (strings.HasPrefix(what, "incr ") || strings.HasPrefix(what, "raise ")) && n.Name() != "n1" {
 			if calls++; calls%2 == 0 {
 				n.LoseReplies = 1
 			}

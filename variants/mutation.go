@@ -24,10 +24,11 @@ const (
 	mutReleaseOnce       // a release that times out is not retried
 	mutNoEarlyStop       // an attempt writes every server, even once a majority is out of reach
 	mutBackoffPerAcquire // the backoff starts afresh with every acquire
+	mutRetryTrustsTaken  // a retried write that finds the key taken counts it as its own
 
 	// fenced
 	mutTokenNoTieBreak  // the token is the bare counter
-	mutCatchUpImpatient // catch-up gives up at the first failed increment
+	mutCatchUpImpatient // one try per increment and per catch-up
 
 	// redlock
 	mutRedlockQuorumHalf // locked >= N/2: the +1 forgotten
