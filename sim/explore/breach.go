@@ -431,19 +431,24 @@ func quarantineBreach(plan faults.Plan, h model.History) (Breach, bool) {
 // that outlasts the timeout too often breaks the bound from the start, and
 // a one-way partition, which drops every reply across it, from its start.
 func lossBreach(maxPPM int64, c sim.Config, plan faults.Plan, end int64) (Breach, bool) {
-	if loss := int64(plan.Network.LossPPM); loss > maxPPM {
-		return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost, more than %s",
-			ppm(loss), ppm(maxPPM))}, true
+	late := lateOf(c)
+	if late > maxPPM {
+		return Breach{By: "the world (late replies)",
+			Detail: fmt.Sprintf("%s: %s of round trips outlast the %s RPC timeout, more than %s",
+				describeLate(c), ppm(late), c.RPCTimeout, ppm(maxPPM))}, true
 	}
-	if lost := int64(faults.ReplyLost(plan.Network)); lost > maxPPM {
+	plus := ""
+	if late > 0 {
+		plus = fmt.Sprintf(" and %s of round trips late (%s)", ppm(late), describeLate(c))
+	}
+	if loss := int64(plan.Network.LossPPM); loss+late > maxPPM {
+		return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost%s, more than %s",
+			ppm(loss), plus, ppm(maxPPM))}, true
+	}
+	if lost := int64(faults.ReplyLost(plan.Network)); lost+late > maxPPM {
 		return Breach{By: "network.loss_ppm and network.reply_loss_ppm", Detail: fmt.Sprintf(
-			"%s of replies lost (on the way or after the request was applied), more than %s",
-			ppm(lost), ppm(maxPPM))}, true
-	}
-	if late := lateShare(c); late > maxPPM {
-		return Breach{By: "the world (a slow link)",
-			Detail: fmt.Sprintf("round trips %s: %s of them outlast the %s RPC timeout, more than %s",
-				DescribeSlowLink(c), ppm(late), c.RPCTimeout, ppm(maxPPM))}, true
+			"%s of replies lost (on the way or after the request was applied)%s, more than %s",
+			ppm(lost), plus, ppm(maxPPM))}, true
 	}
 	for i, e := range plan.Events {
 		if e.Kind == faults.Partition && e.OneWay && e.At.Nanoseconds() < end {
@@ -452,6 +457,34 @@ func lossBreach(maxPPM int64, c sim.Config, plan faults.Plan, end int64) (Breach
 		}
 	}
 	return Breach{}, false
+}
+
+// lateOf is, in ppm, the share of the worst link's round trips that
+// outlast the RPC timeout: the slow link's (lateShare), plus those of the
+// 1% of messages in the latency tail whose extra delay passes the slack.
+func lateOf(c sim.Config) int64 {
+	late := lateShare(c)
+	if tail := c.LatencyTail.Microseconds(); tail > 0 {
+		slack := (c.RPCTimeout - 2*c.LatencyMax - c.SlowExtra).Microseconds()
+		switch {
+		case slack <= 0:
+			late += 2 * tailPPM
+		case slack < tail:
+			late += 2 * tailPPM * (tail - slack) / tail
+		}
+	}
+	return min(late, 1_000_000)
+}
+
+// tailPPM is the share of messages in the latency tail (sim.Config.LatencyTail).
+const tailPPM = 10_000
+
+// describeLate says which round trips come late: the slow link's, the tail's.
+func describeLate(c sim.Config) string {
+	if lateShare(c) > 0 {
+		return "round trips " + DescribeSlowLink(c)
+	}
+	return fmt.Sprintf("the 1%% of messages up to %s late", c.LatencyTail)
 }
 
 // lateShare is, in ppm, the share of the slow link's round trips that

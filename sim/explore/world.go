@@ -262,12 +262,15 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) 
 		case 1: // long-tailed: 1% of messages take up to twice the RPC timeout longer
 			c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
 			c.LatencyTail = between(50*time.Millisecond, 2*c.RPCTimeout)
+			if wb.lossMaxPPM > 0 {
+				c.LatencyTail = longestTailWithin(c, wb.lossMaxPPM-1) // leaves the plan 1 ppm at least
+			}
 		default: // the default's, and one slow link (a host to a node) or one slow client (a host to every node)
 			d := sim.DefaultConfig()
 			c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
 			c.SlowExtra = between(20*time.Millisecond, 2*c.RPCTimeout)
 			if wb.lossMaxPPM > 0 {
-				c.SlowExtra = slowestWithin(c, wb.lossMaxPPM)
+				c.SlowExtra = slowestWithin(c, wb.lossMaxPPM-1) // leaves the plan 1 ppm at least
 			}
 			c.SlowHost, c.SlowNode = r.IntN(c.Hosts), r.IntN(c.Nodes)
 			if r.IntN(2) == 0 {
@@ -347,14 +350,25 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 }
 
 // slowestWithin is c.SlowExtra, or less: the most, to the millisecond, at
-// which at most maxPPM of the slow link's round trips outlast the RPC
-// timeout (lateShare), so a world inside the envelope keeps its loss bound.
+// which at most maxPPM of the worst link's round trips outlast the RPC
+// timeout (lateOf), so a world inside the envelope keeps its loss bound.
 func slowestWithin(c sim.Config, maxPPM int64) time.Duration {
-	lo, hi := int64(0), c.SlowExtra.Milliseconds()
-	for lo < hi { // the largest ms with lateShare <= maxPPM
+	return lateWithin(c, maxPPM, c.SlowExtra, func(c *sim.Config, d time.Duration) { c.SlowExtra = d })
+}
+
+// longestTailWithin is c.LatencyTail, or less, as slowestWithin.
+func longestTailWithin(c sim.Config, maxPPM int64) time.Duration {
+	return lateWithin(c, maxPPM, c.LatencyTail, func(c *sim.Config, d time.Duration) { c.LatencyTail = d })
+}
+
+// lateWithin is the largest d <= upTo, to the millisecond, for which the
+// world with set(c, d) has at most maxPPM of its round trips late.
+func lateWithin(c sim.Config, maxPPM int64, upTo time.Duration, set func(*sim.Config, time.Duration)) time.Duration {
+	lo, hi := int64(0), upTo.Milliseconds()
+	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		c.SlowExtra = time.Duration(mid) * time.Millisecond
-		if lateShare(c) <= maxPPM {
+		set(&c, time.Duration(mid)*time.Millisecond)
+		if lateOf(c) <= maxPPM {
 			lo = mid
 		} else {
 			hi = mid - 1
