@@ -76,7 +76,7 @@ type LockItem struct {
 // Abort is set when the run did not end normally: a client panicked, a
 // client never yielded, or the run hit its event cap.
 type Abort struct {
-	Kind   ViolationKind `json:"kind"` // Panic or Livelock
+	Kind   ViolationKind `json:"kind"` // Panic, Livelock or Misuse
 	Client int           `json:"client"`
 	Time   int64         `json:"t"`
 	Detail string        `json:"detail"` // panic value and stack, or which cap
@@ -209,6 +209,17 @@ const (
 	Panic ViolationKind = "panic"
 	// Livelock: a client never yielded, or the run hit its event cap.
 	Livelock ViolationKind = "livelock"
+	// Misuse: a client's algorithm called its Env from a goroutine of
+	// its own, which the simulator cannot order.
+	Misuse ViolationKind = "misuse"
+	// Crash: the worker process running the seed died: a panic outside
+	// the client's coroutine, a runtime fatal error (explore.Isolation).
+	Crash ViolationKind = "crash"
+	// Hang: the worker made no progress for its wall-clock budget: a loop
+	// that never calls its Env.
+	Hang ViolationKind = "hang"
+	// Memory: the worker exceeded its memory budget.
+	Memory ViolationKind = "memory"
 )
 
 // IsSafety reports whether the kind is a safety violation.

@@ -90,7 +90,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock, Misuse, Crash, Hang, Memory}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}
@@ -115,6 +115,8 @@ func abortViolation(h History) Violation {
 	switch kind {
 	case Panic:
 		v.Story = fmt.Sprintf("%s panicked at %s: %s", who, Seconds(a.Time), detail)
+	case Misuse:
+		v.Story = fmt.Sprintf("by %s: %s", Seconds(a.Time), detail)
 	default:
 		v.Story = fmt.Sprintf("%s stopped making progress at %s (%s): %s", who, Seconds(a.Time), kind, detail)
 	}

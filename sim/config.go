@@ -27,8 +27,15 @@ type Config struct {
 	ThinkMin time.Duration `json:"think_min"` // time between a client's attempts, uniform
 	ThinkMax time.Duration `json:"think_max"` //
 
-	MaxEvents       int64 `json:"max_events"`         // event cap per run; hitting it is a livelock finding
+	// MaxEvents is the floor of the run's event cap (EventCap), which grows
+	// with the clients and the duration; hitting it is a livelock finding.
+	MaxEvents       int64 `json:"max_events"`
 	MaxStepsNoYield int64 `json:"max_steps_no_yield"` // env calls a client may make without yielding
+	// MaxCallsNoSleep is how many server calls a client may make in one
+	// Acquire or Release without sleeping: more is an endless loop of calls
+	// (a livelock finding, though virtual time passes). 0: the default,
+	// DefaultMaxCallsNoSleep.
+	MaxCallsNoSleep int64 `json:"max_calls_no_sleep,omitempty"`
 
 	// RestartingVersions makes a node's per-key versions restart at 1 when a
 	// key is re-created, so versions can repeat (ABA). Off: never reused.
@@ -121,6 +128,8 @@ func (c Config) Validate() error {
 		return bad("think_max", "must be at least think_min")
 	case c.MaxEvents < 1:
 		return bad("max_events", "must be at least 1")
+	case c.MaxCallsNoSleep < 0:
+		return bad("max_calls_no_sleep", "must not be negative")
 	case c.MaxStepsNoYield < 1:
 		return bad("max_steps_no_yield", "must be at least 1")
 	case c.Placement != "" && c.Placement != PlacementFirst && c.Placement != PlacementRing:
@@ -135,4 +144,34 @@ func (c Config) Validate() error {
 		return bad("app_data", fmt.Sprintf("%q is not %q or %q", c.AppData, AppDataKey, AppDataLockName))
 	}
 	return nil
+}
+
+// Caps that end a runaway run with a livelock finding.
+const (
+	// DefaultMaxCallsNoSleep: the corrected locks make at most a few
+	// hundred calls per attempt and sleep between attempts.
+	DefaultMaxCallsNoSleep = 10_000
+	// MaxEventsAtInstant is how many events may happen without virtual
+	// time passing. Only a loop of calls that take no time gets near it:
+	// a run of the default world makes about 35 events per virtual second.
+	MaxEventsAtInstant = 1_000_000
+	// EventsPerClientSecond scales the event cap: the default world makes
+	// about 6 events per client per virtual second, so a run reaches the
+	// cap only at more than 150 times that rate.
+	EventsPerClientSecond = 1000
+)
+
+// EventCap is the run's event cap for clients clients: MaxEvents, or
+// EventsPerClientSecond per client per second of Duration if that is more,
+// so a long run with many clients is not cut short.
+func (c Config) EventCap(clients int) int64 {
+	scaled := int64(clients) * EventsPerClientSecond * int64(c.Duration/time.Second+1)
+	return max(c.MaxEvents, scaled)
+}
+
+func (c Config) maxCallsNoSleep() int64 {
+	if c.MaxCallsNoSleep > 0 {
+		return c.MaxCallsNoSleep
+	}
+	return DefaultMaxCallsNoSleep
 }

@@ -99,8 +99,9 @@ func TestFindingEndlessLoopWithoutYieldIsLivelock(t *testing.T) {
 	}
 }
 
-// A client that yields but never lets virtual time pass keeps the event
-// loop busy forever; the event cap ends it.
+// A client that yields but lets virtual time pass only at a crawl keeps
+// the event loop busy; the event cap, scaled to the run, ends it and says
+// that time was passing.
 func TestFindingZeroSleepLoopHitsEventCap(t *testing.T) {
 	c := smallConfig()
 	c.MaxEvents = 50_000
@@ -109,11 +110,58 @@ func TestFindingZeroSleepLoopHitsEventCap(t *testing.T) {
 			env.Sleep(0)
 		}
 	}))
-	if a.Kind != model.Livelock || a.Client != -1 || !strings.Contains(a.Detail, "event cap of 50000") {
-		t.Fatalf("abort %+v, want a livelock at the event cap", a)
+	limit := c.EventCap(c.Hosts * c.ThreadsPerHost)
+	if a.Kind != model.Livelock || a.Client != -1 || !strings.Contains(a.Detail, fmt.Sprintf("event cap of %d", limit)) || !strings.Contains(a.Detail, "time was passing") {
+		t.Fatalf("abort %+v, want a livelock at the event cap of %d, saying time was passing", a, limit)
 	}
-	if res.Events != c.MaxEvents+1 || a.Time < int64(10*time.Second) {
-		t.Fatalf("stopped after %d events at %d, want the cap+1 (%d), after 10s", res.Events, a.Time, c.MaxEvents+1)
+	if res.Events != limit+1 || a.Time < int64(10*time.Second) {
+		t.Fatalf("stopped after %d events at %d, want the cap+1 (%d), after 10s", res.Events, a.Time, limit+1)
+	}
+}
+
+// The event cap scales with the clients and the duration: a long run with
+// many clients makes far more events than max_events and is not cut short.
+func TestEventCapScalesWithTheRun(t *testing.T) {
+	c := smallConfig()
+	c.Hosts, c.ThreadsPerHost, c.Duration = 4, 3, 5*time.Minute
+	c.MaxEvents = 1_000
+	res, err := Run(Scenario{Config: c, Variant: naive, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.History.Abort != nil || res.Events <= c.MaxEvents {
+		t.Fatalf("%d events, abort %+v: want a whole run of more than %d events", res.Events, res.History.Abort, c.MaxEvents)
+	}
+}
+
+// Calls that take no time at all: the events pile up at one instant, and
+// the finding says that virtual time stood still.
+func TestFindingTimelessCallsStopAtOneInstant(t *testing.T) {
+	c := smallConfig()
+	c.LatencyMin, c.LatencyMax, c.LatencyTail = 0, 0, 0
+	a, _ := runFinding(t, c, misbehaving("h1/t0", func(env algorithm.Env) {
+		for {
+			env.Sleep(0)
+		}
+	}))
+	if a.Kind != model.Livelock || !strings.Contains(a.Detail, "without virtual time passing") {
+		t.Fatalf("abort %+v, want a livelock without virtual time passing", a)
+	}
+}
+
+// An endless loop of server calls lets virtual time pass (each call takes
+// a round trip), but the client never sleeps and never returns: a
+// livelock finding naming it, at the calls cap.
+func TestFindingEndlessCallsLoop(t *testing.T) {
+	c := smallConfig()
+	c.MaxCallsNoSleep = 2_000
+	a, _ := runFinding(t, c, misbehaving("h1/t0", func(env algorithm.Env) {
+		for {
+			env.Topology("k")[0].ReadKey("k")
+		}
+	}))
+	if a.Kind != model.Livelock || !strings.Contains(a.Detail, "h1/t0 made 2000 server calls in one Acquire") {
+		t.Fatalf("abort %+v, want a livelock of h1/t0 at 2000 calls in one Acquire", a)
 	}
 }
 

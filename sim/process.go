@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -53,6 +54,7 @@ type process struct {
 	deletePause   int64 // a timed pause waiting for the next delete inside Acquire, ns
 
 	steps  int64 // env calls since the last yield
+	calls  int64 // server calls in this operation since the last sleep
 	done   bool
 	killed bool
 
@@ -75,6 +77,8 @@ var timedOut = reply{err: errServerDown}
 // Signals thrown through client code to unwind it.
 type killedSignal struct{}
 type livelockSignal struct{}
+type misuseSignal struct{} // another goroutine misused the Env: end the run
+type endlessCallsSignal struct{}
 
 func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 	p := &process{w: w, idx: idx, host: host, name: name,
@@ -113,6 +117,17 @@ func (p *process) body(yield func(struct{}) bool) {
 		}
 		switch r.(type) {
 		case nil, killedSignal:
+		case misuseSignal:
+			p.w.abort = p.w.misuse.Load()
+			p.w.abort.Time = p.w.now
+		case endlessCallsSignal:
+			op := "Acquire"
+			if p.openOp == model.ReleaseCall {
+				op = "Release"
+			}
+			p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
+				Detail: fmt.Sprintf("%s made %d server calls in one %s without sleeping or returning, by %s: virtual time passed, but the client had no event (an endless loop of calls?)",
+					p.name, p.calls-1, op, fmtTime(p.w.now))}
 		case livelockSignal:
 			p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
 				Detail: fmt.Sprintf("%s made %d calls without waiting for anything (an endless loop?)", p.name, p.w.cfg.MaxStepsNoYield)}
@@ -133,6 +148,9 @@ func (p *process) block() {
 	p.steps = 0
 	if p.killed {
 		panic(killedSignal{})
+	}
+	if p.w.misuse.Load() != nil {
+		panic(misuseSignal{})
 	}
 	next := p.w.runEvents()
 	if next == p {
@@ -162,7 +180,10 @@ func (p *process) run() {
 	if p.done || p.killed {
 		return
 	}
-	if _, ok := p.next(); !ok {
+	p.w.onCPU = p
+	_, ok := p.next()
+	p.w.onCPU = nil
+	if !ok {
 		p.done = true
 	}
 }
@@ -197,6 +218,9 @@ func (p *process) kill() {
 
 // step counts an env call; a process that never yields is a livelock finding.
 func (p *process) step() {
+	if p.w.onCPU != p {
+		p.misused()
+	}
 	if p.killed {
 		panic(killedSignal{})
 	}
@@ -206,10 +230,25 @@ func (p *process) step() {
 	}
 }
 
+// misused is an Env call from a goroutine the algorithm started: the
+// simulator runs one client at a time, so such a call would race with it.
+// The first is recorded (the run ends with a Misuse finding) and the
+// calling goroutine exits, running its deferred calls, before it touches
+// the world. A goroutine that calls while its client's own runs is not
+// seen here: isolated workers turn what it does into a crash or hang.
+func (p *process) misused() {
+	p.w.misuse.CompareAndSwap(nil, &model.Abort{Kind: model.Misuse, Client: p.idx,
+		Detail: fmt.Sprintf("%s's algorithm called its Env from a goroutine of its own; every Env and Server call must come from the goroutine that runs Acquire or Release", p.name)})
+	runtime.Goexit()
+}
+
 // rpc sends a request to node ni and blocks until its reply or timeout. The
 // reply stays valid until the process's next call.
 func (p *process) rpc(ni int, r request) *reply {
 	p.step()
+	if p.calls++; p.calls > p.w.cfg.maxCallsNoSleep() && p.openOp != 0 {
+		panic(endlessCallsSignal{})
+	}
 	if p.acquirePause > 0 && p.openOp == model.AcquireCall && chance(&p.w.pointRnd, acquirePauseStrikePPM) {
 		p.pauseAt(&p.acquirePause, faults.InAcquire)
 	}
@@ -275,6 +314,7 @@ func (p *process) timerFired() {
 
 func (p *process) sleep(d int64) {
 	p.step()
+	p.calls = 0
 	if d < 0 {
 		d = 0
 	}

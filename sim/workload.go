@@ -21,7 +21,7 @@ func (p *process) workload() {
 }
 
 func (p *process) acquire() algorithm.Grant {
-	p.openOp = model.AcquireCall
+	p.openOp, p.calls = model.AcquireCall, 0
 	p.w.record(p, model.Event{Kind: model.AcquireCall})
 	g := p.lock.Acquire(p, LockKey)
 	p.openOp = 0
@@ -95,7 +95,7 @@ func (p *process) release(g algorithm.Grant) {
 		p.endBelief("release")
 	}
 	p.holding = false
-	p.openOp = model.ReleaseCall
+	p.openOp, p.calls = model.ReleaseCall, 0
 	p.w.record(p, model.Event{Kind: model.ReleaseCall})
 	p.lock.Release(p, LockKey, g)
 	p.openOp = 0

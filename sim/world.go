@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 
 	"locksim/algorithm"
 	"locksim/faults"
@@ -64,6 +65,15 @@ type world struct {
 	woken    *process
 	handoff  *process
 	inEvents bool
+	// onCPU is the process whose coroutine runs now (nil: loop runs).
+	// An Env call made while another runs came from a goroutine of the
+	// algorithm's own; that goroutine records misuse and exits (see
+	// process.misused), and the run ends with a Misuse finding.
+	onCPU  *process
+	misuse atomic.Pointer[model.Abort]
+
+	eventCap  int64 // cfg.EventCap for the run's clients
+	atInstant int64 // events since virtual time last passed
 }
 
 type host struct {
@@ -159,6 +169,7 @@ func newWorld(s Scenario) (*world, error) {
 			w.hist.Clients = append(w.hist.Clients, model.Client{Name: p.name, Host: w.hosts[h].name})
 		}
 	}
+	w.eventCap = cfg.EventCap(len(w.clients))
 	for i, p := range w.clients {
 		start := between(&p.workRand, 0, int64(cfg.ThinkMax))
 		w.q.push(start, evStart, int32(i), 0)
@@ -196,11 +207,13 @@ func (w *world) runEvents() *process {
 	// queued until it ends the run.
 	for !w.ended && w.abort == nil {
 		e := w.q.pop()
-		w.now = e.at
+		if e.at != w.now {
+			w.now, w.atInstant = e.at, 0
+		}
 		w.events++
-		if w.events > w.cfg.MaxEvents {
-			w.abort = &model.Abort{Kind: model.Livelock, Client: -1, Time: w.now,
-				Detail: fmt.Sprintf("event cap of %d events reached at %s: something keeps the simulation busy without virtual time passing", w.cfg.MaxEvents, fmtTime(w.now))}
+		w.atInstant++
+		if w.events > w.eventCap || w.atInstant > MaxEventsAtInstant {
+			w.abort = w.capReached()
 			break
 		}
 		w.mix(uint64(e.at), uint64(e.kind), uint64(e.a), e.b)
@@ -239,8 +252,25 @@ func (w *world) runEvents() *process {
 	return nil
 }
 
+// capReached is the livelock finding of a run past an event cap, saying
+// what was stuck.
+func (w *world) capReached() *model.Abort {
+	a := &model.Abort{Kind: model.Livelock, Client: -1, Time: w.now}
+	if w.atInstant > MaxEventsAtInstant {
+		a.Detail = fmt.Sprintf("%d events at %s without virtual time passing: something keeps the simulation busy (calls or sleeps that take no time?)", w.atInstant-1, fmtTime(w.now))
+	} else {
+		a.Detail = fmt.Sprintf("event cap of %d events reached at %s (%d per client per virtual second of the run, or max_events): virtual time was passing, but the clients made events at over %d times the default world's rate",
+			w.eventCap, fmtTime(w.now), EventsPerClientSecond, EventsPerClientSecond/6)
+	}
+	return a
+}
+
 // finish stops every client and records what the checkers need from the end state.
 func (w *world) finish() {
+	if a := w.misuse.Load(); a != nil && w.abort == nil {
+		w.abort = a
+		a.Time = w.now
+	}
 	if w.abort != nil {
 		w.hist.Abort = w.abort
 		w.hist.End = w.now
