@@ -299,3 +299,56 @@ func reportRate(b *testing.B, cpuSeconds float64, what string, n float64) {
 	b.ReportMetric(n/b.Elapsed().Seconds(), what+"/s")
 	b.ReportMetric(n/cpuSeconds, what+"/cpu-s")
 }
+
+var isolationSeeds = flag.Int("isolation-seeds", 1000, "seeds BenchmarkSweepIsolation sweeps per sweep (the CLI's default sweep)")
+
+// BenchmarkSweepIsolation is what isolated workers cost: the default sweep
+// (every fault class, each seed drawing its world) of -isolation-seeds
+// seeds on every core, in this process and in worker processes, in
+// alternating back-to-back pairs; the ratio of the wall times of each pair
+// is the overhead, worker start-up included.
+//
+//	go test ./sim/explore -run XXX -bench SweepIsolation -benchtime 5x
+func BenchmarkSweepIsolation(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(SweepGCPercent))
+	tg := DefaultTarget(variant("corrected"))
+	iso := Isolation{Command: TestWorkerCommand(b.Name())}
+	sweep := func(isolate bool) (float64, int64) {
+		o := SweepOptions{From: 1, Count: *isolationSeeds, KeepGoing: true}
+		if isolate {
+			o.Isolate = &iso
+		}
+		start := time.Now()
+		res, err := Sweep(tg, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start).Seconds(), res.Events
+	}
+	if IsWorker() {
+		sweep(true) // serves the coordinator's seeds, and exits
+		return
+	}
+	var wall [2]float64
+	var ratios []float64
+	for b.Loop() {
+		var pair [2]float64
+		var events [2]int64
+		order := []int{0, 1}
+		if len(ratios)%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			pair[i], events[i] = sweep(i == 1)
+			wall[i] += pair[i]
+		}
+		if events[0] != events[1] {
+			b.Fatalf("the sweeps differ: %d events in process, %d isolated", events[0], events[1])
+		}
+		ratios = append(ratios, pair[1]/pair[0])
+	}
+	n := float64(b.N * *isolationSeeds)
+	b.ReportMetric(n/wall[0], "seeds/s-in-process")
+	b.ReportMetric(n/wall[1], "seeds/s-isolated")
+	b.ReportMetric(median(ratios), "isolated/in-process-median-pair")
+}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"locksim/algorithm"
 )
 
 // SweepOptions say which seeds to run and how.
@@ -34,6 +36,27 @@ type SweepOptions struct {
 	// seed, and the result holds every seed before the first that did not
 	// run (SweepResult.Interrupted, NextSeed). nil: run to the end.
 	Stop <-chan struct{}
+	// Isolate, when set, runs the seeds in worker processes (Isolation):
+	// a seed that crashes, hangs or exhausts memory is a finding, and the
+	// sweep goes on. Outcomes of seeds without findings then carry only
+	// Seed, Hash, Events and Breaches; a failing seed runs again in this
+	// process, so its outcome is whole.
+	Isolate *Isolation
+	// Journal, when set, is a file the sweep appends its progress to
+	// (journal.go), so a sweep killed at any instant loses nothing. With
+	// Resume, the sweep first reads what the journal holds of the same
+	// sweep, delivers its failures to OnOutcome again, and runs only the
+	// seeds after its last checkpoint; the result is the uninterrupted
+	// sweep's (outcomes read back from the journal have no history).
+	Journal string
+	Resume  bool
+}
+
+// sweepResult is one seed's outcome in a sweep, by its index.
+type sweepResult struct {
+	i   int
+	out Outcome
+	err error
 }
 
 // StopPolicy is which failing seed stops a sweep (SweepOptions.StopOn).
@@ -96,6 +119,9 @@ type SweepResult struct {
 	// (same shard) resumes it.
 	Interrupted bool
 	NextSeed    uint64
+	// ExpectedBy counts the expected seeds by the assumption whose breach
+	// their first expected finding came after.
+	ExpectedBy map[algorithm.Assumption]int `json:",omitempty"`
 }
 
 // Len is how many seeds the options select, computed, not listed: a sweep
@@ -152,16 +178,40 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	if err := o.validate(); err != nil {
 		return SweepResult{}, err
 	}
+	var key string
+	if o.Isolate != nil {
+		if err := o.Isolate.validate(); err != nil {
+			return SweepResult{}, err
+		}
+		key = fingerprint("sweep", t, o.Run)
+		if serveIfWorker(key, t, o.Run) {
+			return SweepResult{}, nil // a worker for another call runs none of this one
+		}
+	}
 	n := o.Len()
 	keep := o.KeepFailures
 	if keep == 0 {
 		keep = DefaultKeepFailures
 	}
+	var res SweepResult
+	var j *journal
+	start := 0 // the first seed index to run
+	if o.Journal != "" {
+		var from resumed
+		var err error
+		if j, from, err = openJournal(o.Journal, t, o, o.Resume); err != nil {
+			return SweepResult{}, err
+		}
+		res, start = restore(t, o, from, keep), from.next
+		if from.done {
+			return res, j.close()
+		}
+	}
 	workers := o.Parallel
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, n))
+	workers = max(1, min(workers, n-start))
 
 	// Workers claim chunks of consecutive seeds from a shared counter and
 	// hand each chunk's outcomes over in one batch: a seed takes about a
@@ -172,13 +222,9 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	// its batch at once when its own seed fails: seeds after the first
 	// failure are never needed.
 	chunk := sweepChunk(n, workers)
-	type result struct {
-		i   int
-		out Outcome
-		err error
-	}
 	var next atomic.Int64      // the next unclaimed seed index
 	var firstStop atomic.Int64 // lowest index that failed or erred; n: none
+	next.Store(int64(start))
 	firstStop.Store(int64(n))
 	stopped := func() bool {
 		select {
@@ -196,25 +242,34 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			}
 		}
 	}
-	results := make(chan []result, workers)
+	results := make(chan []sweepResult, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var iso *isolated
+			if o.Isolate != nil {
+				iso = &isolated{iso: *o.Isolate, key: key, t: t, run: o.Run}
+				defer iso.close()
+			}
 			for {
 				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n || int64(lo) > firstStop.Load() || (o.Stop != nil && stopped()) {
 					return
 				}
 				hi := min(lo+chunk, n)
-				batch := make([]result, 0, hi-lo)
+				batch := make([]sweepResult, 0, hi-lo)
+				if iso != nil {
+					results <- isolatedBatch(iso, o, lo, min(hi, int(firstStop.Load())+1), noteStop)
+					continue
+				}
 				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
 					if o.Stop != nil && stopped() {
 						break
 					}
 					out, err := RunSeed(t, o.SeedAt(i), o.Run)
-					batch = append(batch, result{i, out, err})
+					batch = append(batch, sweepResult{i, out, err})
 					if err != nil || (o.StopOn.stops(out) && !o.KeepGoing) {
 						noteStop(i)
 						break
@@ -227,10 +282,9 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	go func() { wg.Wait(); close(results) }()
 
 	// Reorder: deliver outcome i only after 0..i-1.
-	var res SweepResult
 	var firstErr error
-	pending := map[int]result{}
-	nextOut, done := 0, false
+	pending := map[int]sweepResult{}
+	nextOut, done := start, false
 	for batch := range results {
 		for _, r := range batch {
 			pending[r.i] = r
@@ -244,6 +298,7 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 			nextOut++
 			if p.err != nil {
 				firstErr, done = p.err, true
+				nextOut-- // not delivered: a resumed sweep runs it again
 				break
 			}
 			res.Runs++
@@ -253,6 +308,9 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 				o.OnOutcome(p.out)
 			}
 			if p.out.Failed() {
+				if j != nil {
+					j.failure(nextOut-1, p.out)
+				}
 				res.Failed++
 				if p.out.OnlyLiveness() {
 					res.LivenessFailed++
@@ -265,13 +323,65 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 				}
 			}
 		}
+		if j != nil {
+			j.progress(nextOut, false, res, false)
+		}
 	}
 	if !done && nextOut < n && firstErr == nil {
 		// Only Stop leaves seeds undelivered without a failure: what ran
 		// past the gap is dropped, so the result is a prefix of the sweep.
 		res.Interrupted, res.NextSeed = true, o.SeedAt(nextOut)
 	}
+	if j != nil {
+		j.progress(nextOut, firstErr == nil && !res.Interrupted, res, true)
+		if err := j.close(); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("sweep: cannot write the journal %s: %v (the results above are whole)", o.Journal, err)
+		}
+	}
 	return res, firstErr
+}
+
+// restore is the result a journal held, its failures delivered again to
+// OnOutcome in order.
+func restore(t Target, o SweepOptions, from resumed, keep int) SweepResult {
+	res := from.result
+	res.Failures, res.Interrupted, res.NextSeed = nil, false, 0
+	for _, f := range from.failures {
+		out := f.outcome(t, o.Run)
+		if len(res.Failures) < keep {
+			res.Failures = append(res.Failures, out)
+		}
+		if o.OnOutcome != nil {
+			o.OnOutcome(out)
+		}
+	}
+	return res
+}
+
+// isolatedBatch runs seeds lo..hi-1 in iso's worker, as the in-process
+// loop of Sweep runs them: up to the first that stops the sweep.
+func isolatedBatch(iso *isolated, o SweepOptions, lo, hi int, noteStop func(int)) []sweepResult {
+	if hi <= lo {
+		return nil
+	}
+	seeds := make([]uint64, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		seeds = append(seeds, o.SeedAt(i))
+	}
+	rs, err := iso.seeds(seeds, nil, o.Stop)
+	batch := make([]sweepResult, 0, len(rs)+1)
+	for k, r := range rs {
+		batch = append(batch, sweepResult{lo + k, r.out, r.err})
+		if r.err != nil || (o.StopOn.stops(r.out) && !o.KeepGoing) {
+			noteStop(lo + k)
+			return batch
+		}
+	}
+	if err != nil {
+		noteStop(lo + len(rs))
+		batch = append(batch, sweepResult{lo + len(rs), Outcome{}, err})
+	}
+	return batch
 }
 
 // count adds o to the result's tallies of standings.
@@ -283,6 +393,15 @@ func (r *SweepResult) count(o Outcome) {
 	case o.Bugs() > 0:
 	case o.Expected():
 		r.Expected++
+		for _, f := range o.Findings {
+			if f.expected() {
+				if r.ExpectedBy == nil {
+					r.ExpectedBy = map[algorithm.Assumption]int{}
+				}
+				r.ExpectedBy[f.Breach.Assumption]++
+				break
+			}
+		}
 	case o.Unpromised():
 		r.Unpromised++
 	}

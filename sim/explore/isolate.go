@@ -1,0 +1,618 @@
+package explore
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"locksim/faults"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// Isolation runs seeds in worker processes that a coordinator supervises,
+// the way Go's fuzzing engine runs its inputs: the program re-executes
+// itself, and the copy serves the seeds once it reaches the same Sweep (or
+// RunIsolated) call. A worker that dies, makes no progress for HangAfter,
+// or holds more than MemoryLimit of heap is a finding of the seed it was
+// running (kinds crash, hang and memory), and the sweep goes on in a fresh
+// worker. A bad algorithm can then take down a worker, never the sweep.
+//
+// The re-executed program must reach the same call with the same target
+// and run options (they are fingerprinted): the locksim command does, with
+// its own arguments; a test names itself (TestWorkerCommand).
+type Isolation struct {
+	// Command re-runs the program up to the isolated call: the executable
+	// and its arguments. nil: this process's executable and arguments.
+	Command []string
+	// Env is added to the workers' environment.
+	Env []string
+	// HangAfter is how long a worker may go without finishing a seed;
+	// 0: DefaultHangAfter.
+	HangAfter time.Duration
+	// MemoryLimit is a worker's heap budget in bytes: the runtime's soft
+	// limit (debug.SetMemoryLimit), and the heap at which the worker
+	// stops with a memory finding. 0: DefaultMemoryLimit.
+	MemoryLimit int64
+	// StartTimeout is how long a worker may take to reach the isolated
+	// call; 0: DefaultStartTimeout.
+	StartTimeout time.Duration
+}
+
+// Defaults of Isolation. A seed of the default world runs in about a
+// millisecond, and one of the longest worlds the CLI accepts in seconds,
+// so a budget of 20 s is never met by a run that is making progress.
+const (
+	DefaultHangAfter    = 20 * time.Second
+	DefaultMemoryLimit  = 2 << 30
+	DefaultStartTimeout = time.Minute
+)
+
+func (iso Isolation) hangAfter() time.Duration {
+	if iso.HangAfter > 0 {
+		return iso.HangAfter
+	}
+	return DefaultHangAfter
+}
+
+func (iso Isolation) memoryLimit() int64 {
+	if iso.MemoryLimit > 0 {
+		return iso.MemoryLimit
+	}
+	return DefaultMemoryLimit
+}
+
+func (iso Isolation) startTimeout() time.Duration {
+	if iso.StartTimeout > 0 {
+		return iso.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+// validate checks the budgets.
+func (iso Isolation) validate() error {
+	switch {
+	case iso.HangAfter < 0:
+		return fmt.Errorf("isolation: hang budget %s is negative", iso.HangAfter)
+	case iso.MemoryLimit < 0:
+		return fmt.Errorf("isolation: memory limit %d is negative", iso.MemoryLimit)
+	case iso.MemoryLimit > 0 && iso.MemoryLimit < 64<<20:
+		return fmt.Errorf("isolation: memory limit %d bytes is under 64 MiB, too little to run a seed", iso.MemoryLimit)
+	}
+	return nil
+}
+
+// Environment variables a worker is started with: the fingerprint of the
+// call it serves, and its memory budget.
+const (
+	workerEnv    = "LOCKSIM_WORKER"
+	workerMemEnv = "LOCKSIM_WORKER_MEMORY"
+)
+
+// exitMemory is the status a worker exits with when it passes its budget.
+const exitMemory = 86
+
+// IsWorker reports whether this process is an isolation worker. Programs
+// that print before they reach the isolated call may stay quiet then.
+func IsWorker() bool { return os.Getenv(workerEnv) != "" }
+
+// TestWorkerCommand is the Isolation.Command for a test or benchmark named
+// name (testing.TB.Name()): this test binary, running only that test, with
+// the binary's own flags but none of go test's (-test.*).
+func TestWorkerCommand(name string) []string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	argv := []string{exe}
+	for _, a := range os.Args[1:] {
+		if !strings.HasPrefix(a, "-test.") && !strings.HasPrefix(a, "--test.") {
+			argv = append(argv, a)
+		}
+	}
+	var parts []string
+	for _, p := range strings.Split(name, "/") {
+		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
+	}
+	pattern := strings.Join(parts, "/")
+	if strings.HasPrefix(name, "Benchmark") {
+		return append(argv, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime=1x", "-test.count=1")
+	}
+	return append(argv, "-test.run="+pattern, "-test.count=1")
+}
+
+// fingerprint names an isolated call: what its seeds run. A worker serves
+// the call whose fingerprint it was started with.
+func fingerprint(kind string, t Target, run Options, more ...string) string {
+	b, err := json.Marshal(struct {
+		Kind, Variant, Summary, Envelope string
+		Config                           any
+		Classes, Beyond, World           any
+		Run                              Options
+		More                             []string
+	}{kind, t.Variant.Name, t.Variant.Summary, fmt.Sprint(t.Variant.Envelope), t.Config, t.Classes, t.Beyond, t.World, run, more})
+	if err != nil {
+		panic(err) // configs, classes and options are plain data
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return kind + "-" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// job is what the coordinator asks of a worker: seeds to run, with their
+// own plans or one given plan.
+type job struct {
+	Seeds []uint64     `json:"seeds"`
+	Plan  *faults.Plan `json:"plan,omitempty"`
+}
+
+// seedReply is what a worker says of one seed: enough for the sweep's
+// counts and judgement, and a failing seed's verdict.
+type seedReply struct {
+	Seed     uint64         `json:"seed"`
+	Hash     uint64         `json:"hash"`
+	Events   int64          `json:"events"`
+	Failed   bool           `json:"failed,omitempty"`
+	Err      string         `json:"err,omitempty"`
+	Verdict  *model.Verdict `json:"verdict,omitempty"` // failing seeds only
+	Findings []Finding      `json:"findings,omitempty"`
+	Breaches []Breach       `json:"breaches,omitempty"`
+}
+
+// serveIfWorker serves the isolated call named key when this process is
+// a worker started for it, and never returns then. It reports whether this
+// process is a worker for another call (which should then do nothing).
+func serveIfWorker(key string, t Target, run Options) (other bool) {
+	want := os.Getenv(workerEnv)
+	if want == "" {
+		return false
+	}
+	if want != key {
+		return true
+	}
+	serveWorker(key, t, run)
+	os.Exit(0)
+	return true
+}
+
+// serveWorker runs jobs from fd 3 and writes their replies on fd 4 until
+// the coordinator closes fd 3.
+func serveWorker(key string, t Target, run Options) {
+	jobs, results := os.NewFile(3, "locksim-jobs"), os.NewFile(4, "locksim-results")
+	if jobs == nil || results == nil {
+		fmt.Fprintln(os.Stderr, "locksim worker: started without its pipes")
+		os.Exit(2)
+	}
+	limit, _ := strconv.ParseInt(os.Getenv(workerMemEnv), 10, 64)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+		go watchMemory(limit)
+	}
+	w := bufio.NewWriter(results)
+	fmt.Fprintf(w, "ready %s\n", key)
+	if w.Flush() != nil {
+		os.Exit(2)
+	}
+	dec := json.NewDecoder(bufio.NewReader(jobs))
+	enc := json.NewEncoder(w)
+	for {
+		var j job
+		if err := dec.Decode(&j); err != nil {
+			return // the coordinator is done (EOF) or gone
+		}
+		for _, seed := range j.Seeds {
+			var o Outcome
+			var err error
+			if j.Plan != nil {
+				o, err = RunPlan(t, seed, *j.Plan, run)
+			} else {
+				o, err = RunSeed(t, seed, run)
+			}
+			r := seedReply{Seed: seed, Hash: o.Hash, Events: o.Events, Failed: o.Failed(), Findings: o.Findings, Breaches: o.Breaches}
+			if r.Failed {
+				r.Verdict = &o.Verdict
+			}
+			if err != nil {
+				r = seedReply{Seed: seed, Err: err.Error()}
+			}
+			if enc.Encode(r) != nil {
+				os.Exit(2)
+			}
+		}
+		if w.Flush() != nil {
+			os.Exit(2)
+		}
+	}
+}
+
+// watchMemory ends the worker once its heap passes limit: the runtime's
+// soft limit makes the collector work harder first, this is the hard one.
+func watchMemory(limit int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for {
+		time.Sleep(10 * time.Millisecond)
+		metrics.Read(s)
+		if used := int64(s[0].Value.Uint64()); used > limit {
+			fmt.Fprintf(os.Stderr, "locksim worker: heap of %d MiB passed the memory limit of %d MiB\n", used>>20, limit>>20)
+			os.Exit(exitMemory)
+		}
+	}
+}
+
+// worker is one worker process, seen from the coordinator.
+type worker struct {
+	iso    Isolation
+	cmd    *exec.Cmd
+	jobs   *os.File
+	lines  chan []byte // reply lines; closed when the worker's end closes
+	exited chan struct{}
+	stderr *tailBuffer
+}
+
+// failure is why a worker could not finish a job: the finding's kind and
+// what the worker said.
+type failure struct {
+	kind   model.ViolationKind
+	detail string
+}
+
+// errWorkerStart is a worker that never reached the isolated call: a
+// harness problem (the command does not lead there), not a finding.
+var errWorkerStart = errors.New("isolation: the worker did not reach the isolated call")
+
+func startWorker(iso Isolation, key string) (*worker, error) {
+	argv := iso.Command
+	if len(argv) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("isolation: cannot find this program to start workers: %v", err)
+		}
+		argv = append([]string{exe}, os.Args[1:]...)
+	}
+	jobsR, jobsW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		jobsR.Close()
+		jobsW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = []*os.File{jobsR, resW}
+	cmd.Env = append(append(os.Environ(), iso.Env...),
+		workerEnv+"="+key, workerMemEnv+"="+strconv.FormatInt(iso.memoryLimit(), 10))
+	w := &worker{iso: iso, cmd: cmd, jobs: jobsW, lines: make(chan []byte, 64), exited: make(chan struct{}), stderr: &tailBuffer{max: 16 << 10}}
+	cmd.Stderr = w.stderr
+	detach(cmd)
+	err = cmd.Start()
+	jobsR.Close()
+	resW.Close()
+	if err != nil {
+		jobsW.Close()
+		resR.Close()
+		return nil, fmt.Errorf("isolation: cannot start a worker: %v", err)
+	}
+	go func() {
+		defer close(w.lines)
+		r := bufio.NewReaderSize(resR, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				resR.Close()
+				return
+			}
+			w.lines <- line
+		}
+	}()
+	go func() { cmd.Wait(); close(w.exited) }()
+	line, f := w.next(iso.startTimeout(), nil)
+	if f != nil || string(bytes.TrimSpace(line)) != "ready "+key {
+		w.kill()
+		return nil, fmt.Errorf("%w (%s): %s", errWorkerStart, strings.Join(argv, " "), w.lastWords())
+	}
+	return w, nil
+}
+
+// errStopped is a job abandoned because the sweep was stopped.
+var errStopped = &failure{}
+
+// next is the worker's next line, or why none came within budget.
+func (w *worker) next(budget time.Duration, stop <-chan struct{}) ([]byte, *failure) {
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	select {
+	case <-stop:
+		w.kill()
+		return nil, errStopped
+	case line, ok := <-w.lines:
+		if ok {
+			return line, nil
+		}
+		return nil, w.death()
+	case <-timer.C:
+		w.kill()
+		return nil, &failure{kind: model.Hang, detail: fmt.Sprintf("no seed finished in %s of wall-clock time: a loop that never calls its Env? %s", budget, w.lastWords())}
+	}
+}
+
+// death says how the worker died, once it has.
+func (w *worker) death() *failure {
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		w.kill()
+	}
+	words := w.lastWords()
+	code := -1
+	if ps := w.cmd.ProcessState; ps != nil {
+		code = ps.ExitCode()
+	}
+	switch {
+	case code == exitMemory || strings.Contains(words, "out of memory"):
+		return &failure{kind: model.Memory, detail: fmt.Sprintf("the worker passed its memory limit of %d MiB: %s", w.iso.memoryLimit()>>20, words)}
+	case strings.Contains(words, "iter.Pull") || strings.Contains(words, "concurrent map"):
+		return &failure{kind: model.Misuse, detail: "the worker crashed the way Env calls from a goroutine of the algorithm's own crash it: " + words}
+	}
+	return &failure{kind: model.Crash, detail: fmt.Sprintf("the worker died (exit status %d): %s", code, words)}
+}
+
+// lastWords is the line of the worker's stderr that says what went wrong:
+// the first panic or fatal error, else its last line.
+func (w *worker) lastWords() string {
+	out := w.stderr.String()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") || strings.HasPrefix(line, "locksim worker: ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	out = strings.TrimSpace(out)
+	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[i+1:]
+	}
+	if out == "" {
+		return "it said nothing"
+	}
+	return out
+}
+
+// run has the worker run j, and returns one reply per seed, or why it
+// could not.
+func (w *worker) run(j job, stop <-chan struct{}) ([]seedReply, *failure) {
+	b, err := json.Marshal(j)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := w.jobs.Write(append(b, '\n')); err != nil {
+		return nil, w.death()
+	}
+	out := make([]seedReply, 0, len(j.Seeds))
+	for range j.Seeds {
+		line, f := w.next(w.iso.hangAfter(), stop)
+		if f != nil {
+			return out, f
+		}
+		var r seedReply
+		if err := json.Unmarshal(line, &r); err != nil {
+			w.kill()
+			return out, &failure{kind: model.Crash, detail: fmt.Sprintf("the worker wrote %q, not a result: something in the run writes to fd 4", bytes.TrimSpace(line))}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (w *worker) kill() {
+	if w.cmd.Process != nil {
+		w.cmd.Process.Kill()
+	}
+}
+
+// close ends the worker: it exits when its jobs pipe closes.
+func (w *worker) close() {
+	w.jobs.Close()
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		w.kill()
+		<-w.exited
+	}
+}
+
+// tailBuffer keeps the first and the last bytes written to it: a panic's
+// first line, and how the output ended.
+type tailBuffer struct {
+	mu   sync.Mutex
+	max  int
+	head []byte
+	tail []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if room := b.max - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > b.max {
+		b.tail = append(b.tail[:0], b.tail[len(b.tail)-b.max:]...)
+	}
+	return n, nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.head) + string(b.tail)
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
+
+// isolated runs seeds of one target in a worker process, one chunk at a
+// time, and starts a fresh worker after one fails.
+type isolated struct {
+	iso Isolation
+	key string
+	t   Target
+	run Options
+	w   *worker
+}
+
+// seedResult is one seed's outcome; byWorker: a finding of the worker
+// itself (crash, hang, memory, misuse), with no run behind it.
+type seedResult struct {
+	out      Outcome
+	err      error
+	byWorker bool
+}
+
+// seeds runs seeds (each with plan, or its own when nil) and returns their
+// results in order: all of them, unless stop closed first or the harness
+// failed (err). A chunk whose worker failed runs again one seed at a time,
+// so the finding names the seed that fails alone; seeds that pass alone
+// pass (a failure only a chunk shows is not attributed).
+func (r *isolated) seeds(seeds []uint64, plan *faults.Plan, stop <-chan struct{}) ([]seedResult, error) {
+	replies, f, err := r.attempt(seeds, plan, stop)
+	out := r.results(replies, plan)
+	if err != nil || f == nil || f == errStopped {
+		return out, err
+	}
+	rest := seeds[len(replies):]
+	if len(rest) == 1 {
+		return append(out, r.finding(rest[0], plan, f)), nil
+	}
+	for _, s := range rest {
+		replies, f, err := r.attempt([]uint64{s}, plan, stop)
+		if err != nil || f == errStopped {
+			return out, err
+		}
+		if f != nil {
+			out = append(out, r.finding(s, plan, f))
+			continue
+		}
+		out = append(out, r.results(replies, plan)...)
+	}
+	return out, nil
+}
+
+func (r *isolated) attempt(seeds []uint64, plan *faults.Plan, stop <-chan struct{}) ([]seedReply, *failure, error) {
+	if r.w == nil {
+		w, err := startWorker(r.iso, r.key)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.w = w
+	}
+	replies, f := r.w.run(job{Seeds: seeds, Plan: plan}, stop)
+	if f != nil {
+		r.w.kill()
+		<-r.w.exited
+		r.w = nil
+	}
+	return replies, f, nil
+}
+
+// results turns replies into outcomes: seed, hash, events, findings and
+// breaches; with findings, their world and plan; a failing seed's verdict.
+// A failing seed whose history or trace is asked for runs again here (a
+// run is deterministic), unless it misused its Env, which could take this
+// process down.
+func (r *isolated) results(replies []seedReply, plan *faults.Plan) []seedResult {
+	out := make([]seedResult, 0, len(replies))
+	for _, rep := range replies {
+		if rep.Err != "" {
+			out = append(out, seedResult{err: errors.New(rep.Err)})
+			continue
+		}
+		o := Outcome{Seed: rep.Seed, Hash: rep.Hash, Events: rep.Events, Findings: rep.Findings, Breaches: rep.Breaches,
+			strict: r.run.Strict, check: r.run.Check}
+		if rep.Verdict != nil {
+			o.Verdict = *rep.Verdict
+		}
+		if len(o.Findings) > 0 || rep.Failed {
+			o.Config, o.Plan = r.worldOf(rep.Seed, plan)
+		}
+		if rep.Failed && (r.run.Keep || r.run.Trace) && o.count(func(f Finding) bool { return f.Kind == model.Misuse }) == 0 {
+			var err error
+			o, err = r.runHere(rep.Seed, plan)
+			out = append(out, seedResult{out: o, err: err})
+			continue
+		}
+		out = append(out, seedResult{out: o})
+	}
+	return out
+}
+
+func (r *isolated) runHere(seed uint64, plan *faults.Plan) (Outcome, error) {
+	if plan != nil {
+		return RunPlan(r.t, seed, *plan, r.run)
+	}
+	return RunSeed(r.t, seed, r.run)
+}
+
+func (r *isolated) worldOf(seed uint64, plan *faults.Plan) (cfgPlan sim.Config, p faults.Plan) {
+	at := r.t.At(seed)
+	if plan != nil {
+		return at.Config, *plan
+	}
+	return at.Config, at.PlanFor(seed)
+}
+
+// finding is the outcome of a seed whose worker failed: one violation of
+// the failure's kind, which every variant promises against.
+func (r *isolated) finding(seed uint64, plan *faults.Plan, f *failure) seedResult {
+	v := model.Verdict{Violations: []model.Violation{{Kind: f.kind, Clients: []int{}, Story: f.detail}}}
+	o := Outcome{Seed: seed, Verdict: v, strict: r.run.Strict, check: r.run.Check}
+	o.Config, o.Plan = r.worldOf(seed, plan)
+	o.Findings = Classify(r.t.Variant.Envelope, v, nil, 0)
+	return seedResult{out: o, byWorker: true}
+}
+
+func (r *isolated) close() {
+	if r.w != nil {
+		r.w.close()
+		r.w = nil
+	}
+}
+
+// RunIsolated runs one seed with plan (nil: the seed's own) in a worker
+// process, as a sweep with Isolation would: a crash, hang or memory
+// finding is returned as the outcome. Otherwise the seed runs again here,
+// so the outcome is whole (history and trace as opt asks).
+func RunIsolated(t Target, seed uint64, plan *faults.Plan, opt Options, iso Isolation) (Outcome, error) {
+	if err := iso.validate(); err != nil {
+		return Outcome{}, err
+	}
+	key := fingerprint("run", t, opt)
+	if serveIfWorker(key, t, opt) {
+		return Outcome{}, errors.New("isolation: this process is a worker for another call")
+	}
+	r := &isolated{iso: iso, key: key, t: t, run: opt}
+	defer r.close()
+	rs, err := r.seeds([]uint64{seed}, plan, nil)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if rs[0].err != nil || rs[0].byWorker || rs[0].out.count(func(f Finding) bool { return f.Kind == model.Misuse }) > 0 {
+		return rs[0].out, rs[0].err
+	}
+	return r.runHere(seed, plan)
+}

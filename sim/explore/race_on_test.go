@@ -1,0 +1,6 @@
+//go:build race
+
+package explore
+
+// raceEnabled: the race detector reports a misused Env itself.
+const raceEnabled = true
