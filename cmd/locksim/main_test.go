@@ -12,10 +12,17 @@ import (
 
 // TestMain lets the test binary act as the locksim command inside scripts.
 func TestMain(m *testing.M) {
+	if os.Getenv(asLocksimEnv) == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"locksim": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
+
+// asLocksimEnv makes the test binary the locksim command, for tests that
+// start it as a process of its own (and its isolated workers).
+const asLocksimEnv = "LOCKSIM_TEST_AS_COMMAND"
 
 // TestScripts runs testdata/script/*.txtar: each script is a CLI session
 // with the expected output and exit code of every command.

@@ -45,6 +45,9 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	if workerKind(k) {
+		return f.fail(stderr, fmt.Errorf("cannot minimise a %s finding: minimize runs its candidates in this process, which the %s would take down; replay %s shows it in a worker", k, k, pos[0]))
+	}
 	t := r.Target()
 	fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
 	describeTarget(stdout, t)
@@ -97,7 +100,7 @@ func kindToKeep(r explore.Repro, name string) (model.ViolationKind, error) {
 		}
 		return r.Verdict.Violations[0].Kind, nil
 	}
-	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.Liveness, model.Leftover, model.Panic, model.Livelock}
+	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.DataLoss, model.Liveness, model.Leftover, model.Panic, model.Livelock}
 	if !contains(known, model.ViolationKind(name)) {
 		names := make([]string, len(known))
 		for i, k := range known {
@@ -145,4 +148,9 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// workerKind: a finding of a run that takes its process down, or may.
+func workerKind(k model.ViolationKind) bool {
+	return k == model.Crash || k == model.Hang || k == model.Memory || k == model.Misuse
 }

@@ -84,6 +84,10 @@ func printTimeline(w io.Writer, o explore.Outcome, full bool) error {
 	default:
 		return nil
 	}
+	if len(o.History.Clients) == 0 {
+		fmt.Fprintf(w, "  (none: the run did not finish in its worker process)\n\n")
+		return nil
+	}
 	if err := reports.Timeline(w, o.History, o.Plan, o.Verdict, opt); err != nil {
 		return err
 	}

@@ -30,9 +30,15 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline")
 	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file")
 	htmlModel := f.String("html-model", "", "model for -html: mutex or counter (default: counter for a lost update, else mutex)")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	if done {
 		return code
+	}
+	iso, err := isoFlags.isolation()
+	if err != nil {
+		return f.fail(stderr, err)
 	}
 	if *htmlModel != "" && *htmlModel != "mutex" && *htmlModel != "counter" {
 		return f.fail(stderr, fmt.Errorf("-html-model %q is not mutex or counter", *htmlModel))
@@ -56,7 +62,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if !f.set("liveness-bound") {
 			opt.Check = r.CheckOptions() // the bound the verdict was recorded with
 		}
-		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt}
+		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt, iso: iso}
 		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
 	default:
 		t, err := sc.target(f)
@@ -67,7 +73,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return f.fail(stderr, err)
 		}
-		rp = replayed{target: t, seed: *seed, opt: opt}
+		rp = replayed{target: t, seed: *seed, opt: opt, iso: iso}
 	}
 	describeTarget(stdout, rp.target)
 	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
@@ -117,15 +123,16 @@ type replayed struct {
 	target explore.Target
 	seed   uint64
 	opt    explore.Options
+	iso    *explore.Isolation // nil: in this process
 }
 
 func (rp replayed) run() (explore.Outcome, error) {
 	opt := rp.opt
 	opt.Keep = true
 	if rp.repro != nil {
-		return explore.Replay(*rp.repro, opt)
+		return runOne(rp.target, rp.seed, &rp.repro.Plan, opt, rp.iso)
 	}
-	return explore.RunSeed(rp.target, rp.seed, opt)
+	return runOne(rp.target, rp.seed, nil, opt, rp.iso)
 }
 
 // printComparison says whether the replay matches the recorded verdict and
@@ -163,7 +170,7 @@ func firstScenarioFlag(f *cmdFlags) string {
 	name := ""
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "trace", "html", "html-model", "strict", "liveness-bound":
+		case "trace", "html", "html-model", "strict", "liveness-bound", "isolate", "hang-after", "memory-limit":
 		default:
 			if name == "" {
 				name = fl.Name

@@ -53,8 +53,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
 	out := f.String("out", "", "write a repro file into this directory on a violation")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
+	}
+	iso, err := isoFlags.isolation()
+	if err != nil {
+		return f.fail(stderr, err)
 	}
 	t, err := sc.target(f)
 	if err != nil {
@@ -73,7 +79,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, err)
 	}
 	opt.Keep = true
-	o, err := explore.RunSeed(t, *seed, opt)
+	o, err := runOne(t, *seed, nil, opt, iso)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -97,6 +103,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// runOne runs one seed, with plan or its own, in a worker when iso is set.
+func runOne(t explore.Target, seed uint64, plan *faults.Plan, opt explore.Options, iso *explore.Isolation) (explore.Outcome, error) {
+	switch {
+	case iso != nil:
+		return explore.RunIsolated(t, seed, plan, opt, *iso)
+	case plan != nil:
+		return explore.RunPlan(t, seed, *plan, opt)
+	}
+	return explore.RunSeed(t, seed, opt)
 }
 
 // printRun is run's human output after the header.

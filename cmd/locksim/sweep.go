@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,8 +121,15 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	stopOn := f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
 	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	asJSON := f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
+	resume := f.Bool("resume", false, "continue the sweep with these flags from its journal in -out, after it was killed or interrupted: only the seeds it had not finished run, and the summary is the uninterrupted sweep's")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
+	}
+	iso, err := isoFlags.isolation()
+	if err != nil {
+		return f.fail(stderr, err)
 	}
 	t, err := sc.target(f)
 	if err != nil {
@@ -138,7 +144,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, fmt.Errorf("-%v", err))
 	}
 	opts := explore.SweepOptions{From: 1, Count: *count, Parallel: *parallel, KeepGoing: *keepGoing,
-		StopOn: stop, Run: run}
+		StopOn: stop, Run: run, Isolate: iso}
 	if f.set("seeds") && f.set("n") {
 		return f.fail(stderr, fmt.Errorf("give -seeds or -n, not both"))
 	}
@@ -162,6 +168,19 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if err := checkWritable(*out); *out != "" && err != nil {
 		return f.fail(stderr, fmt.Errorf("-out %s cannot hold repro files: %v", *out, err))
 	}
+	if *resume && *out == "" {
+		return f.fail(stderr, fmt.Errorf("-resume reads the sweep's journal in -out: give -out"))
+	}
+	madeOut := false
+	if *out != "" {
+		// The journal lives beside the repro files, from the first seed on.
+		_, statErr := os.Stat(*out)
+		madeOut = errors.Is(statErr, fs.ErrNotExist)
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return f.fail(stderr, fmt.Errorf("-out %s cannot hold the sweep's journal: %v", *out, err))
+		}
+		opts.Journal, opts.Resume = explore.JournalPath(*out, t, opts), *resume
+	}
 	head := stdout
 	if *asJSON {
 		head = stderr
@@ -176,13 +195,15 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
 		Failures: []failureJSON{}}
 	var saveErr error
-	var outside expectedTally
+	var printedExpected int
 	opts.OnOutcome = func(o explore.Outcome) {
 		prog.seen(o.Failed())
 		if !o.Failed() {
-			if o.Expected() && outside.add(o) && !*asJSON {
-				prog.clear()
-				printExpected(stdout, o, t, sc.replayCommand(t, o.Seed))
+			if o.Expected() {
+				if printedExpected++; printedExpected <= maxExpectedPrinted && !*asJSON {
+					prog.clear()
+					printExpected(stdout, o, t, sc.replayCommand(t, o.Seed))
+				}
 			}
 			return
 		}
@@ -211,9 +232,18 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	report.Runs, report.Events = res.Runs, res.Events
 	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
 	report.LivenessFailed = res.LivenessFailed
-	report.ExpectedBy = outside.counts()
+	report.ExpectedBy = expectedCounts(res.ExpectedBy)
 	if res.Interrupted {
 		report.Interrupted, report.Resume = true, resumeCommand(args, opts, res.NextSeed)
+		if opts.Journal != "" {
+			report.Resume = journalResumeCommand(args)
+		}
+	} else if opts.Journal != "" {
+		// A sweep that ended has nothing to resume: no journal stays behind.
+		os.Remove(opts.Journal)
+		if madeOut {
+			os.Remove(*out) // only if nothing else was written there
+		}
 	}
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
@@ -318,40 +348,32 @@ func describeExpected(n int, by []breachCount) string {
 	return fmt.Sprintf("%d expected (outside the envelope: %s)", n, strings.Join(parts, ", "))
 }
 
-// expectedTally counts the expected seeds of a sweep by the first
-// assumption they broke, and how many have been printed.
-type expectedTally struct {
-	by      []int // per algorithm.EveryAssumption
-	printed int
-}
-
 // maxExpectedPrinted bounds the expected seeds a sweep prints one line for;
 // the summary counts them all.
 const maxExpectedPrinted = 5
 
-// add counts an expected outcome and reports whether to print it.
-func (t *expectedTally) add(o explore.Outcome) bool {
-	if t.by == nil {
-		t.by = make([]int, len(algorithm.EveryAssumption))
-	}
-	for _, f := range o.Findings {
-		if f.Promised && f.Breach != nil {
-			t.by[slices.Index(algorithm.EveryAssumption, f.Breach.Assumption)]++
-			break
-		}
-	}
-	t.printed++
-	return t.printed <= maxExpectedPrinted
-}
-
-func (t *expectedTally) counts() []breachCount {
+// expectedCounts lists the expected seeds by assumption, in the order of
+// algorithm.EveryAssumption.
+func expectedCounts(by map[algorithm.Assumption]int) []breachCount {
 	out := []breachCount{}
-	for i, n := range t.by {
-		if n > 0 {
-			out = append(out, breachCount{algorithm.EveryAssumption[i], n})
+	for _, a := range algorithm.EveryAssumption {
+		if n := by[a]; n > 0 {
+			out = append(out, breachCount{a, n})
 		}
 	}
 	return out
+}
+
+// journalResumeCommand is the command that resumes an interrupted or killed
+// sweep from its journal: the same flags, and -resume.
+func journalResumeCommand(args []string) string {
+	kept := []string{}
+	for _, a := range args {
+		if base, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); base != "resume" {
+			kept = append(kept, a)
+		}
+	}
+	return explore.CommandPrefix + " sweep " + strings.Join(append(kept, "-resume"), " ")
 }
 
 // printExpected is one line for a seed whose violations came only outside
