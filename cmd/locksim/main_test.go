@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -29,7 +31,7 @@ const asLocksimEnv = "LOCKSIM_TEST_AS_COMMAND"
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits, "sleep": sleep},
 	})
 }
 
@@ -54,4 +56,14 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// sleep DURATION waits, for a command started in the background to get
+// going before it is signalled.
+func sleep(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(strings.Join(args, ""))
+	if neg || len(args) != 1 || err != nil {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	time.Sleep(d)
 }

@@ -72,7 +72,15 @@ func (p *progress) drawBar(now time.Time) {
 }
 
 func (p *progress) status(now time.Time) string {
-	return fmt.Sprintf("%d/%d seeds, %.0f seeds/s, %d failing", p.done, p.total, p.rate(now), p.failures)
+	elapsed := now.Sub(p.start).Round(time.Second)
+	if p.total == forever {
+		return fmt.Sprintf("%d seeds in %s, %.0f seeds/s, %d failing (until Ctrl-C)", p.done, elapsed, p.rate(now), p.failures)
+	}
+	left := "?"
+	if r := p.rate(now); r > 0 && p.done > 0 {
+		left = (time.Duration(float64(p.total-p.done)/r) * time.Second).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%d/%d seeds in %s, about %s left, %.0f seeds/s, %d failing", p.done, p.total, elapsed, left, p.rate(now), p.failures)
 }
 
 // rate is seeds per wall-clock second so far.

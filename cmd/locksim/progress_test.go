@@ -40,7 +40,35 @@ func TestProgressPlainLines(t *testing.T) {
 	}
 	p.last = time.Now().Add(-lineInterval)
 	p.seen(false)
-	if got := b.String(); !strings.HasPrefix(got, "sweep: 2/10 seeds, ") || !strings.HasSuffix(got, ", 1 failing\n") || strings.Contains(got, "\r") {
+	if got := b.String(); !strings.HasPrefix(got, "sweep: 2/10 seeds in ") || !strings.Contains(got, " left, ") || !strings.HasSuffix(got, ", 1 failing\n") || strings.Contains(got, "\r") {
 		t.Fatalf("plain line %q", got)
+	}
+}
+
+// The line says how long the sweep has run and about how long is left; a
+// sweep without end says it runs until interrupted.
+func TestProgressSaysElapsedAndLeft(t *testing.T) {
+	p := newProgress(new(bytes.Buffer), 100)
+	p.start = time.Now().Add(-10 * time.Second)
+	p.done = 25
+	if got := p.status(time.Now()); !strings.Contains(got, "25/100 seeds in 10s, about 30s left") {
+		t.Fatalf("status %q, want 10s elapsed and about 30s left", got)
+	}
+	p.total = forever
+	if got := p.status(time.Now()); !strings.Contains(got, "25 seeds in 10s") || !strings.Contains(got, "until Ctrl-C") {
+		t.Fatalf("status %q of a sweep without end", got)
+	}
+}
+
+func TestParseCount(t *testing.T) {
+	for in, want := range map[string]int{"0": 0, "1000": 1000, "100000000": 100_000_000, "10k": 10_000, "5M": 5_000_000, "1T": 1_000_000_000_000, "forever": forever} {
+		if got, err := parseCount(in); err != nil || got != want {
+			t.Errorf("parseCount(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"1000000000000", "-5", "ten", "1.5k", "10K", "", "9999999T"} {
+		if _, err := parseCount(in); err == nil {
+			t.Errorf("parseCount(%q) took it", in)
+		}
 	}
 }

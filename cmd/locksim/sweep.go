@@ -114,7 +114,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	var sc scenarioFlags
 	sc.register(f)
 	seeds := f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
-	count := f.Int("n", explore.DefaultSweepSeeds, "number of seeds, from seed 1 (or use -seeds)")
+	countFlag := f.String("n", strconv.Itoa(explore.DefaultSweepSeeds), "number of seeds, from seed 1 (or use -seeds): a number up to 100000000, one with a unit (10k, 5M, 2G, 1T), or forever (until Ctrl-C)")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", "repros", "directory for the repro files of failures")
 	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")
@@ -143,7 +143,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, fmt.Errorf("-%v", err))
 	}
-	opts := explore.SweepOptions{From: 1, Count: *count, Parallel: *parallel, KeepGoing: *keepGoing,
+	count, err := parseCount(*countFlag)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	opts := explore.SweepOptions{From: 1, Count: count, Parallel: *parallel, KeepGoing: *keepGoing,
 		StopOn: stop, Run: run, Isolate: iso}
 	if f.set("seeds") && f.set("n") {
 		return f.fail(stderr, fmt.Errorf("give -seeds or -n, not both"))
@@ -152,9 +156,6 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		if opts.From, opts.Count, err = parseSeedRange(*seeds); err != nil {
 			return f.fail(stderr, err)
 		}
-	}
-	if *count < 0 {
-		return f.fail(stderr, fmt.Errorf("-n %d is negative", *count))
 	}
 	if *parallel < 0 {
 		return f.fail(stderr, fmt.Errorf("-parallel %d is negative", *parallel))
@@ -395,6 +396,9 @@ func describeSeeds(o explore.SweepOptions) string {
 	if o.Count == 0 {
 		return "none"
 	}
+	if o.Count == forever {
+		return fmt.Sprintf("%d.. until interrupted", o.From)
+	}
 	s := fmt.Sprintf("%d..%d (%d)", o.From, o.From+uint64(o.Count)-1, o.Count)
 	if o.ShardCount > 0 {
 		s += fmt.Sprintf(", shard %d/%d (%d seeds)", o.ShardIndex, o.ShardCount, o.Len())
@@ -417,10 +421,57 @@ func parseSeedRange(s string) (from uint64, count int, err error) {
 	if err1 != nil || err2 != nil || to < from {
 		return 0, 0, bad
 	}
-	if to-from >= math.MaxInt32 {
-		return 0, 0, fmt.Errorf("bad -seeds range %q: more than %d seeds", s, math.MaxInt32)
+	if to-from >= maxBareCount {
+		return 0, 0, fmt.Errorf("-seeds %s is more than %d seeds, days of work: if you mean it, give -seeds FROM.. with -n and a unit (-n 1T)", s, maxBareCount)
 	}
 	return from, int(to-from) + 1, nil
+}
+
+// maxBareCount is the most seeds -n takes as a bare number: more is likely
+// a typo (10^12 seeds is years of work on two cores), so it takes a unit.
+const maxBareCount = 100_000_000
+
+// forever is the count of -n forever: a sweep that runs until interrupted.
+const forever = math.MaxInt
+
+var countUnits = []struct {
+	suffix string
+	size   int
+}{{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}}
+
+// parseCount reads -n: a number up to maxBareCount, a number with a unit,
+// or forever.
+func parseCount(s string) (int, error) {
+	if s == "forever" {
+		return forever, nil
+	}
+	size, num := 1, s
+	for _, u := range countUnits {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			size, num = u.size, n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	switch {
+	case err != nil || n < 0:
+		return 0, fmt.Errorf("-n %q is not a count of seeds: give a number such as 1000, one with a unit (10k, 5M, 2G, 1T), or forever", s)
+	case size == 1 && n > maxBareCount:
+		return 0, fmt.Errorf("-n %d is more than %d seeds, days of work: if you mean it, give a unit (-n %s) or -n forever, which runs until Ctrl-C", n, maxBareCount, withUnit(n))
+	case n > int64(forever/size):
+		return 0, fmt.Errorf("-n %s is more seeds than a sweep can count: give -n forever", s)
+	}
+	return int(n) * size, nil
+}
+
+// withUnit writes n with the largest unit that divides it.
+func withUnit(n int64) string {
+	for i := len(countUnits) - 1; i >= 0; i-- {
+		if u := int64(countUnits[i].size); n%u == 0 {
+			return strconv.FormatInt(n/u, 10) + countUnits[i].suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // completionIndexVar is the environment variable a Kubernetes Indexed Job
