@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"sync/atomic"
 
@@ -267,6 +268,11 @@ func (w *world) capReached() *model.Abort {
 
 // finish stops every client and records what the checkers need from the end state.
 func (w *world) finish() {
+	// Goroutines the algorithm started get a chance to run, and a misuse
+	// of the Env by one of them is seen while the run can still report
+	// it (on one P, nothing else would run them before the run ends). This
+	// decides nothing about the run: its events are over.
+	runtime.Gosched()
 	if a := w.misuse.Load(); a != nil && w.abort == nil {
 		w.abort = a
 		a.Time = w.now

@@ -96,10 +96,14 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			"of time with a majority of the key's nodes up and reachable, and no lock item may stay\n"+
 			"behind unused for longer. Stops at the first safety failure unless -keep-going (-stop-on\n"+
 			"any: at the first failure of any kind). Writes a repro file per\n"+
-			"failure into -out and prints the command that replays it. Seeds are never listed, so\n"+
-			"any range runs in constant memory. Ctrl-C stops at once: the summary so far (and the\n"+
-			"JSON, with -json) is printed with the command that resumes the sweep. Exit 0: no\n"+
-			"failure; 1: failures; 2: bad usage; 130: interrupted without a failure.\n"+
+			"failure into -out and prints the command that replays it. Seeds run in worker processes\n"+
+			"(-isolate): a seed that crashes its worker, hangs past -hang-after or passes -memory-limit\n"+
+			"is a finding (crash, hang, memory) and the sweep goes on. Seeds are never listed, so any\n"+
+			"range runs in constant memory (-n 1T, -n forever). The sweep journals its progress into\n"+
+			"-out: Ctrl-C stops at once and prints the summary so far (and the JSON, with -json); killed\n"+
+			"or interrupted, the same command with -resume runs only the rest and prints what the\n"+
+			"uninterrupted sweep prints. Exit 0: no failure; 1: failures; 2: bad usage; 130:\n"+
+			"interrupted without a failure.\n"+
 			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
 			"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n"+
 			"locksim merge combines the shards' -json outputs into one result; give every shard\n"+

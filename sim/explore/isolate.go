@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -196,9 +197,14 @@ func serveWorker(key string, t Target, run Options) {
 		fmt.Fprintln(os.Stderr, "locksim worker: started without its pipes")
 		os.Exit(2)
 	}
+	// A worker runs one seed at a time. With more Ps, the collector's idle
+	// mark workers ran on the idle ones, taking the core another worker
+	// needed: isolated sweeps cost 5% more CPU until this.
+	runtime.GOMAXPROCS(1)
 	limit, _ := strconv.ParseInt(os.Getenv(workerMemEnv), 10, 64)
 	if limit > 0 {
 		debug.SetMemoryLimit(limit)
+		hardMemoryLimit(limit)
 		go watchMemory(limit)
 	}
 	w := bufio.NewWriter(results)
@@ -363,12 +369,19 @@ func (w *worker) death() *failure {
 		code = ps.ExitCode()
 	}
 	switch {
-	case code == exitMemory || strings.Contains(words, "out of memory"):
+	case code == exitMemory || outOfMemory(w.stderr.String()):
 		return &failure{kind: model.Memory, detail: fmt.Sprintf("the worker passed its memory limit of %d MiB: %s", w.iso.memoryLimit()>>20, words)}
 	case strings.Contains(words, "iter.Pull") || strings.Contains(words, "concurrent map"):
 		return &failure{kind: model.Misuse, detail: "the worker crashed the way Env calls from a goroutine of the algorithm's own crash it: " + words}
 	}
 	return &failure{kind: model.Crash, detail: fmt.Sprintf("the worker died (exit status %d): %s", code, words)}
+}
+
+// outOfMemory: the worker's output says it could not get memory (the Go
+// runtime's words, or the race detector's).
+func outOfMemory(out string) bool {
+	return strings.Contains(out, "runtime: out of memory") || strings.Contains(out, "failed to allocate") ||
+		strings.Contains(out, "cannot allocate memory")
 }
 
 // lastWords is the line of the worker's stderr that says what went wrong:
@@ -390,18 +403,21 @@ func (w *worker) lastWords() string {
 	return out
 }
 
-// run has the worker run j, and returns one reply per seed, or why it
-// could not.
-func (w *worker) run(j job, stop <-chan struct{}) ([]seedReply, *failure) {
+// send queues j at the worker; a worker that is gone is found out when
+// its replies are read.
+func (w *worker) send(j job) {
 	b, err := json.Marshal(j)
 	if err != nil {
-		panic(err)
+		panic(err) // seeds and plans are plain data
 	}
-	if _, err := w.jobs.Write(append(b, '\n')); err != nil {
-		return nil, w.death()
-	}
-	out := make([]seedReply, 0, len(j.Seeds))
-	for range j.Seeds {
+	w.jobs.Write(append(b, '\n'))
+}
+
+// replies reads the n replies of the oldest job queued, or why they did
+// not all come.
+func (w *worker) replies(n int, stop <-chan struct{}) ([]seedReply, *failure) {
+	out := make([]seedReply, 0, n)
+	for range n {
 		line, f := w.next(w.iso.hangAfter(), stop)
 		if f != nil {
 			return out, f
@@ -466,14 +482,18 @@ func (b *tailBuffer) String() string {
 
 var _ io.Writer = (*tailBuffer)(nil)
 
-// isolated runs seeds of one target in a worker process, one chunk at a
-// time, and starts a fresh worker after one fails.
+// isolated runs seeds of one target in a worker process, and starts a
+// fresh worker after one fails. Jobs are queued ahead (send), so the
+// worker starts the next chunk while the coordinator reads the last one's
+// replies (collect): waiting for each round trip left the worker idle
+// and cost the sweep several percent.
 type isolated struct {
-	iso Isolation
-	key string
-	t   Target
-	run Options
-	w   *worker
+	iso    Isolation
+	key    string
+	t      Target
+	run    Options
+	w      *worker
+	queued []job // sent to w, replies not read yet
 }
 
 // seedResult is one seed's outcome; byWorker: a finding of the worker
@@ -485,49 +505,68 @@ type seedResult struct {
 }
 
 // seeds runs seeds (each with plan, or its own when nil) and returns their
-// results in order: all of them, unless stop closed first or the harness
-// failed (err). A chunk whose worker failed runs again one seed at a time,
-// so the finding names the seed that fails alone; seeds that pass alone
-// pass (a failure only a chunk shows is not attributed).
+// results in order (see collect).
 func (r *isolated) seeds(seeds []uint64, plan *faults.Plan, stop <-chan struct{}) ([]seedResult, error) {
-	replies, f, err := r.attempt(seeds, plan, stop)
-	out := r.results(replies, plan)
-	if err != nil || f == nil || f == errStopped {
-		return out, err
+	if err := r.send(job{Seeds: seeds, Plan: plan}); err != nil {
+		return nil, err
 	}
-	rest := seeds[len(replies):]
-	if len(rest) == 1 {
-		return append(out, r.finding(rest[0], plan, f)), nil
-	}
-	for _, s := range rest {
-		replies, f, err := r.attempt([]uint64{s}, plan, stop)
-		if err != nil || f == errStopped {
-			return out, err
-		}
-		if f != nil {
-			out = append(out, r.finding(s, plan, f))
-			continue
-		}
-		out = append(out, r.results(replies, plan)...)
-	}
-	return out, nil
+	return r.collect(stop)
 }
 
-func (r *isolated) attempt(seeds []uint64, plan *faults.Plan, stop <-chan struct{}) ([]seedReply, *failure, error) {
+// send queues j at the worker, starting one if there is none.
+func (r *isolated) send(j job) error {
 	if r.w == nil {
 		w, err := startWorker(r.iso, r.key)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		r.w = w
 	}
-	replies, f := r.w.run(job{Seeds: seeds, Plan: plan}, stop)
-	if f != nil {
-		r.w.kill()
-		<-r.w.exited
-		r.w = nil
+	r.w.send(j)
+	r.queued = append(r.queued, j)
+	return nil
+}
+
+// collect returns the results of the oldest job sent, in seed order: all
+// of them, unless stop closed first or the harness failed (err). A job
+// whose worker failed runs again one seed at a time in fresh workers, so
+// the finding names the seed that fails alone (seeds that pass alone pass:
+// a failure only a chunk shows is not attributed), and the jobs queued
+// behind it are sent again.
+func (r *isolated) collect(stop <-chan struct{}) ([]seedResult, error) {
+	j := r.queued[0]
+	replies, f := r.w.replies(len(j.Seeds), stop)
+	out := r.results(replies, j.Plan)
+	if f == nil {
+		r.queued = r.queued[1:]
+		return out, nil
 	}
-	return replies, f, nil
+	lost := r.queued[1:]
+	r.queued = nil
+	r.w.kill()
+	<-r.w.exited
+	r.w = nil
+	if f == errStopped {
+		return out, nil
+	}
+	rest := j.Seeds[len(replies):]
+	if len(rest) == 1 {
+		out = append(out, r.finding(rest[0], j.Plan, f))
+	} else {
+		for _, s := range rest {
+			one, err := r.seeds([]uint64{s}, j.Plan, stop)
+			out = append(out, one...)
+			if err != nil || len(one) == 0 {
+				return out, err // stopped, or the harness failed
+			}
+		}
+	}
+	for _, l := range lost {
+		if err := r.send(l); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // results turns replies into outcomes: seed, hash, events, findings and

@@ -248,22 +248,25 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var iso *isolated
+			claim := func() (lo, hi int, ok bool) {
+				lo = int(next.Add(int64(chunk))) - chunk
+				if lo >= n || int64(lo) > firstStop.Load() || (o.Stop != nil && stopped()) {
+					return 0, 0, false
+				}
+				return lo, min(lo+chunk, n), true
+			}
 			if o.Isolate != nil {
-				iso = &isolated{iso: *o.Isolate, key: key, t: t, run: o.Run}
+				iso := &isolated{iso: *o.Isolate, key: key, t: t, run: o.Run}
 				defer iso.close()
+				sweepIsolated(iso, o, claim, results, noteStop, stopped)
+				return
 			}
 			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n || int64(lo) > firstStop.Load() || (o.Stop != nil && stopped()) {
+				lo, hi, ok := claim()
+				if !ok {
 					return
 				}
-				hi := min(lo+chunk, n)
 				batch := make([]sweepResult, 0, hi-lo)
-				if iso != nil {
-					results <- isolatedBatch(iso, o, lo, min(hi, int(firstStop.Load())+1), noteStop)
-					continue
-				}
 				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
 					if o.Stop != nil && stopped() {
 						break
@@ -358,30 +361,52 @@ func restore(t Target, o SweepOptions, from resumed, keep int) SweepResult {
 	return res
 }
 
-// isolatedBatch runs seeds lo..hi-1 in iso's worker, as the in-process
-// loop of Sweep runs them: up to the first that stops the sweep.
-func isolatedBatch(iso *isolated, o SweepOptions, lo, hi int, noteStop func(int)) []sweepResult {
-	if hi <= lo {
-		return nil
-	}
-	seeds := make([]uint64, 0, hi-lo)
-	for i := lo; i < hi; i++ {
-		seeds = append(seeds, o.SeedAt(i))
-	}
-	rs, err := iso.seeds(seeds, nil, o.Stop)
-	batch := make([]sweepResult, 0, len(rs)+1)
-	for k, r := range rs {
-		batch = append(batch, sweepResult{lo + k, r.out, r.err})
-		if r.err != nil || (o.StopOn.stops(r.out) && !o.KeepGoing) {
-			noteStop(lo + k)
-			return batch
+// sweepIsolated is one sweep worker's loop with isolation: it keeps two
+// chunks queued at its worker process, so the process never waits for the
+// coordinator, and hands each chunk's outcomes over as the in-process loop
+// does, up to the first that stops the sweep.
+func sweepIsolated(iso *isolated, o SweepOptions, claim func() (int, int, bool), results chan<- []sweepResult, noteStop func(int), stopped func() bool) {
+	var inflight []int // first seed index of each chunk queued, in order
+	for {
+		lo, hi, more := claim()
+		if more {
+			seeds := make([]uint64, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				seeds = append(seeds, o.SeedAt(i))
+			}
+			if err := iso.send(job{Seeds: seeds}); err != nil {
+				noteStop(lo)
+				results <- []sweepResult{{lo, Outcome{}, err}}
+				return
+			}
+			inflight = append(inflight, lo)
+			if len(inflight) < 2 {
+				continue
+			}
+		}
+		if len(inflight) == 0 {
+			return
+		}
+		first := inflight[0]
+		inflight = inflight[1:]
+		rs, err := iso.collect(o.Stop)
+		batch := make([]sweepResult, 0, len(rs)+1)
+		for k, r := range rs {
+			batch = append(batch, sweepResult{first + k, r.out, r.err})
+			if r.err != nil || (o.StopOn.stops(r.out) && !o.KeepGoing) {
+				noteStop(first + k)
+				break
+			}
+		}
+		if err != nil {
+			noteStop(first + len(rs))
+			batch = append(batch, sweepResult{first + len(rs), Outcome{}, err})
+		}
+		results <- batch
+		if err != nil || (o.Stop != nil && stopped()) {
+			return // the queued jobs went with the worker
 		}
 	}
-	if err != nil {
-		noteStop(lo + len(rs))
-		batch = append(batch, sweepResult{lo + len(rs), Outcome{}, err})
-	}
-	return batch
 }
 
 // count adds o to the result's tallies of standings.
