@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // The original's quorum `(successfulLocks/2) >= (topology.Count/2)` with

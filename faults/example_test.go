@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"locksim/faults"
+	"github.com/locksim/locksim/faults"
 )
 
 // A hand-written plan is decoded strictly, then validated against the world

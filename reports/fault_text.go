@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // faultStart describes a timed fault as it begins: "crash n1 for 30s (wipe)".

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // This file writes locksim's values the way every report shows them:

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // Matrix compares lock variants across fault classes: one row per variant,

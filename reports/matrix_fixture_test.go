@@ -3,8 +3,8 @@ package reports
 import (
 	"fmt"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // sampleMatrix is a small comparison written by hand: the original fails

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 func TestMarkdownGolden(t *testing.T) {

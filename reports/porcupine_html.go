@@ -8,8 +8,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // Annotation colours: faults in amber, violations in red.

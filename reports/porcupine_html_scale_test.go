@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // A violating history with many concurrent denied attempts must still render:

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 func porcupinePage(t *testing.T, which string) string {

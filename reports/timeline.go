@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // TimelineOptions narrows a timeline to what a reader needs.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 func timeline(t *testing.T, h model.History, plan faults.Plan, v model.Verdict, opt TimelineOptions) string {

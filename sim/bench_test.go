@@ -5,9 +5,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/sim/internal/cputime"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim/internal/cputime"
 )
 
 // The kernel's speed, measured two ways in one run: locksim's event loop

@@ -3,7 +3,7 @@ package sim
 import (
 	"sync"
 
-	"locksim/model"
+	"github.com/locksim/locksim/model"
 )
 
 // Buffers lets consecutive runs reuse their largest allocations: the

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"locksim/faults"
+	"github.com/locksim/locksim/faults"
 )
 
 // Reusing Buffers changes what a run allocates, never what it does: runs

@@ -3,7 +3,7 @@ package sim
 import (
 	"sort"
 
-	"locksim/faults"
+	"github.com/locksim/locksim/faults"
 )
 
 // clock is one process's local clock:

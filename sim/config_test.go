@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
+	"github.com/locksim/locksim/faults"
 )
 
 // Every field that makes no sense is named in the error, and Run refuses

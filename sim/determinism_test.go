@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
 )
 
 // determinismSeeds is how many swarm seeds the determinism tests run.

@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // applyClocks sets every process clock from the plan before the run starts.

@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // op is a request's operation: one per primitive of algorithm.Server.

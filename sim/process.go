@@ -8,9 +8,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // process is one client thread: a coroutine (iter.Pull) running the workload

@@ -3,8 +3,8 @@ package sim
 import (
 	"slices"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // What liveness is judged by (model.CheckLiveness, model's leftovers): when

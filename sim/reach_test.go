@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // reachableAt reports whether client c could make progress at true time t.

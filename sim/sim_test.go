@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // naiveLock is a deliberately simple test algorithm: write-if-absent on every

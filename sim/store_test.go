@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
 
 	"pgregory.net/rapid"
 )

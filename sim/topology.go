@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"locksim/algorithm"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/model"
 )
 
 // Placements: how the DHT places a key on its nodes (Config.Placement).

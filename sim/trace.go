@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"locksim/model"
+	"github.com/locksim/locksim/model"
 )
 
 // The trace hash folds every event into 64 bits (FNV-1a over 64-bit words,

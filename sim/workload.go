@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // workload is what every client thread does until the run ends: acquire; if

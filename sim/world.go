@@ -6,9 +6,9 @@ import (
 	"sort"
 	"sync/atomic"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // world is one scenario being run: everything the event loop touches.

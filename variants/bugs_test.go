@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // A bug scenario runs one variant in a fresh fake world and reports whether

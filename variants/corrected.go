@@ -1,6 +1,6 @@
 package variants
 
-import "locksim/algorithm"
+import "github.com/locksim/locksim/algorithm"
 
 // corrected is the original with every fix that needs no help from the
 // protected resource:

@@ -1,12 +1,13 @@
 package variants
 
 import (
-	"locksim/algorithm"
 	"strings"
 	"testing"
 	"time"
 
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm"
+
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // The validity deadline is start + TTL - margin on the holder's clock,

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // dhtLock is the original's algorithm with a chosen set of its bugs fixed.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // A dhtLock with no fix makes the same calls as algorithm.Original, in the

@@ -3,7 +3,7 @@ package variants
 import (
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // Mutant is a registered variant with one deliberate mistake: a line a

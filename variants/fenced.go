@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // fenced is corrected plus fencing tokens: the protected resource remembers

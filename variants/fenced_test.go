@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 func mustLookup(t *testing.T, name string) algorithm.Variant {

@@ -1,6 +1,6 @@
 package variants
 
-import "locksim/algorithm"
+import "github.com/locksim/locksim/algorithm"
 
 // fix-amnesia is the original, deployed with restart quarantine.
 //

@@ -1,6 +1,6 @@
 package variants
 
-import "locksim/algorithm"
+import "github.com/locksim/locksim/algorithm"
 
 // fix-clock lets the node that stores a lock item decide when it expires.
 //

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // fix-clock may meet its host's own item from an earlier acquisition, close

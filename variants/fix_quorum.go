@@ -1,6 +1,6 @@
 package variants
 
-import "locksim/algorithm"
+import "github.com/locksim/locksim/algorithm"
 
 // fix-quorum repairs the quorum expression.
 //

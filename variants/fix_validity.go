@@ -1,6 +1,6 @@
 package variants
 
-import "locksim/algorithm"
+import "github.com/locksim/locksim/algorithm"
 
 // fix-validity tells the holder when to stop.
 //

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"testing"
 
-	"locksim/sim/explore"
-	"locksim/variants"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 // The mutation suite measures the harness, not the variants: each mutant is

@@ -3,7 +3,7 @@ package variants
 import (
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // The blog post's lock, transliterated in package algorithm with its bugs.

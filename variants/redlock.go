@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // redlock is Redis's Redlock as its public specification

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm/algotest"
+	"github.com/locksim/locksim/algorithm/algotest"
 )
 
 // On failure Redlock unlocks every master, including one whose SET reply was

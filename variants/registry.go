@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // rank is the documented order of All: the original first, then the per-bug

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // The ranked variants come first, in rank order; a reviewer's new file

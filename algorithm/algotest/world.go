@@ -12,7 +12,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // World holds the nodes, the true clock and the call log.

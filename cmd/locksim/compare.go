@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
-	"locksim/reports"
-	"locksim/sim"
-	"locksim/sim/explore"
-	"locksim/variants"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 // The quick comparison a bare `locksim` runs: every variant inside its

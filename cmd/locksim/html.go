@@ -3,8 +3,8 @@ package main
 import (
 	"io"
 
-	"locksim/reports"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // porcupineHTML renders o with porcupine's visualisation, the plan's faults

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // isolationFlags are the flags of the commands that run seeds in worker

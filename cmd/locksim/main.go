@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // Exit codes, the same for every subcommand.

@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/sim"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 func init() {

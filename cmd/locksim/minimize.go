@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"locksim/model"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 func minimizeCmd(args []string, stdout, stderr io.Writer) int {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"locksim/model"
-	"locksim/reports"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // Around the first violation, timelines show this much true time either

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"locksim/model"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // saveFailure writes a repro file for a failing outcome into dir (if dir is

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // runJSON is what run -json prints.

@@ -13,12 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
-	"locksim/sim/explore"
-	"locksim/variants"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 // scenarioFlags choose what to explore: the variant, the fault classes a

@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // sweepJSON is what sweep -json prints.

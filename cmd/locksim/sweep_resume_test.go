@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // The command printed when a sweep is interrupted runs exactly the seeds

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"locksim/variants"
+	"github.com/locksim/locksim/variants"
 )
 
 func variantsCmd(args []string, stdout, stderr io.Writer) int {

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/sim"
-	"locksim/sim/explore"
-	"locksim/variants"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 // TestReplayCommandRedrawsTheWorld: the command printed with a failure,

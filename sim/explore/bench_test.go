@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/sim"
-	"locksim/sim/internal/cputime"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/internal/cputime"
 )
 
 // The figures of docs/PERFORMANCE.md. Run them all once with

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"locksim/algorithm"
-	"locksim/faults"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
 )
 
 // Bounds is what the target's seeds draw within: its variant's envelope,

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // Breach is one assumption of a variant's envelope that a run actually

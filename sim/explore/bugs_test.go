@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"locksim/model"
+	"github.com/locksim/locksim/model"
 )
 
 var (

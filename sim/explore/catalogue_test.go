@@ -3,10 +3,10 @@ package explore
 import (
 	"slices"
 
-	"locksim/algorithm"
-	"locksim/faults"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
 
-	"locksim/model"
+	"github.com/locksim/locksim/model"
 )
 
 // The catalogue of reports/BUGS.md: each distinct bug of the original, and

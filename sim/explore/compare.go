@@ -10,12 +10,12 @@ import (
 
 	"golang.org/x/exp/stats"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/reports"
-	"locksim/sim"
-	"locksim/variants"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
 )
 
 // CompareMinimizeRuns bounds the minimisation of each failing cell's first

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 
-	"locksim/faults"
-	"locksim/reports"
-	"locksim/sim"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim"
 )
 
 var updateCompare = flag.Bool("update-compare", false, "rewrite the compare goldens (testdata/compare-small.md; with -long, reports/VARIANTS.md)")

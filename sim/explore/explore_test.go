@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/variants"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/variants"
 
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 func shortTarget(name string, classes ...faults.Class) Target {

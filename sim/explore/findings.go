@@ -3,8 +3,8 @@ package explore
 import (
 	"fmt"
 
-	"locksim/algorithm"
-	"locksim/model"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/model"
 )
 
 // Finding is one violation of a run, judged against the variant's envelope:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"locksim/sim"
+	"github.com/locksim/locksim/sim"
 )
 
 // CommandPrefix is how every printed command starts: it works from a clone.

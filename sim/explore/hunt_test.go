@@ -12,11 +12,11 @@ import (
 
 	"pgregory.net/rapid"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/reports"
-	"locksim/sim"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim"
 )
 
 // long runs the slow searches: more seeds, and rapid's full shrink time.

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // Isolation runs seeds in worker processes that a coordinator supervises,

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // broken wraps corrected with a deliberate harness-breaking mistake that

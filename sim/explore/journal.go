@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"locksim/model"
+	"github.com/locksim/locksim/model"
 )
 
 // A sweep's journal (SweepOptions.Journal) is JSON lines: a header naming

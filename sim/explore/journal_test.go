@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
+	"github.com/locksim/locksim/faults"
 )
 
 // journalSweep is the sweep the kill-and-resume test kills: the original,

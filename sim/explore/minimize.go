@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // MinimizeResult is a smaller failing scenario and how it was reached.

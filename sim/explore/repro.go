@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"strings"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
-	"locksim/variants"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
 )
 
 // ReproFormat is the repro file format's version; bump it on any change a

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/variants"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/variants"
 
-	"locksim/faults"
-	"locksim/sim"
-	"locksim/sim/explore"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 // FuzzDecodeRepro: DecodeRepro never panics, whatever the bytes, and every

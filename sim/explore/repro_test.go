@@ -1,12 +1,13 @@
 package explore
 
 import (
-	"locksim/faults"
-	"locksim/sim"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 )
 
 // WriteFileAtomic replaces a file whole and leaves no temporary behind.

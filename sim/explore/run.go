@@ -13,10 +13,10 @@ import (
 	"slices"
 	"sync"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/model"
-	"locksim/sim"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // Version is written into every repro file and sweep -json output. It

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"locksim/algorithm"
+	"github.com/locksim/locksim/algorithm"
 )
 
 // SweepOptions say which seeds to run and how.

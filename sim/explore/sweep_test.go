@@ -1,11 +1,12 @@
 package explore
 
 import (
-	"locksim/faults"
-	"locksim/sim"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 )
 
 // A sweep of 10^12 seeds lists none of them: stopped after a stretch, it

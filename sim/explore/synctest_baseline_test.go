@@ -10,10 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/sim"
-	"locksim/sim/internal/cputime"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/internal/cputime"
 )
 
 // The default scenario written the way a Go user would without locksim:

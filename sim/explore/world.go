@@ -9,9 +9,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"locksim/algorithm"
-	"locksim/faults"
-	"locksim/sim"
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 )
 
 // WorldField is a part of the simulated world that a seed may draw for

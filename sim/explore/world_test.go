@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"locksim/faults"
-	"locksim/sim"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 )
 
 // TestWorldDrawCoversItsRanges draws the whole world for many seeds: every
