@@ -7,6 +7,11 @@
 // (strictly increasing), which breaks ties between equal times.
 package model
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Kind is what a history event records.
 type Kind uint8
 
@@ -279,4 +284,23 @@ type TraceEvent struct {
 	Time int64  `json:"t"`
 	Seq  uint64 `json:"seq"`
 	What string `json:"what"` // e.g. "deliver h0/t0->n1 write k_lock owner=h0"
+}
+
+// String is the verdict as the CLI prints it: "ok, no violation", or one
+// line per violation, its kind, true time and story.
+func (v Verdict) String() string {
+	if v.OK() {
+		return "ok, no violation"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "VIOLATION (%d)", len(v.Violations))
+	for _, x := range v.Violations {
+		fmt.Fprintf(&b, "\n  %s", x)
+	}
+	return b.String()
+}
+
+// String is the violation in one line: kind, true time, story.
+func (x Violation) String() string {
+	return fmt.Sprintf("%s at %s: %s", x.Kind, Seconds(x.Time), x.Story)
 }

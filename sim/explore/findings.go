@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/model"
@@ -100,4 +101,34 @@ func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livene
 		out[i] = f
 	}
 	return out
+}
+
+// String is the finding as the CLI prints it: its violation and its
+// standing (bug, expected, not promised), with the breach it came after.
+func (f Finding) String() string {
+	s := f.Violation.String() + " [" + f.Standing()
+	if f.Breach != nil {
+		s += ", after " + f.Breach.String()
+	}
+	return s + "]"
+}
+
+// String is the outcome in words: the seed, what its findings make of
+// it, and each finding on a line.
+func (o Outcome) String() string {
+	var b strings.Builder
+	switch {
+	case len(o.Findings) == 0 && o.Verdict.OK():
+		fmt.Fprintf(&b, "seed %d: ok, no violation", o.Seed)
+	case o.Bugs() > 0:
+		fmt.Fprintf(&b, "seed %d: a bug: a promised property broke inside the envelope", o.Seed)
+	case o.Expected():
+		fmt.Fprintf(&b, "seed %d: expected: promised properties broke only after the run broke an assumption", o.Seed)
+	default:
+		fmt.Fprintf(&b, "seed %d: ok for what the variant promises", o.Seed)
+	}
+	for _, f := range o.Findings {
+		fmt.Fprintf(&b, "\n  %s", f)
+	}
+	return b.String()
 }

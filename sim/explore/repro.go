@@ -95,6 +95,21 @@ func (r Repro) Encode() ([]byte, error) {
 // formats, unknown variants and invalid configs or plans are errors that say
 // what is wrong.
 func DecodeRepro(data []byte) (Repro, error) {
+	return decodeRepro(data, variants.Lookup)
+}
+
+// DecodeReproFor reads a repro of variant v, a lock that need not be
+// registered (one defined in a user's own module): the file must name v.
+func DecodeReproFor(data []byte, v algorithm.Variant) (Repro, error) {
+	return decodeRepro(data, func(name string) (algorithm.Variant, error) {
+		if name != v.Name {
+			return algorithm.Variant{}, fmt.Errorf("the repro is of variant %q, not %q", name, v.Name)
+		}
+		return v, nil
+	})
+}
+
+func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (Repro, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Repro
@@ -107,7 +122,7 @@ func DecodeRepro(data []byte) (Repro, error) {
 	if r.Format != ReproFormat {
 		return Repro{}, fmt.Errorf("repro: format %d is not supported (this locksim reads format %d)", r.Format, ReproFormat)
 	}
-	v, err := variants.Lookup(r.Variant)
+	v, err := lookup(r.Variant)
 	if err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}

@@ -1,0 +1,121 @@
+// Package outoftree checks locksim as a user's module sees it: a module of
+// its own, outside this tree, that imports locksim by its module path and
+// tests a lock of its own with locksimtest.Check.
+package outoftree
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const lockFile = `package mylock
+
+import (
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/variants"
+)
+
+// mine wraps the corrected DHT lock; broken, it believes every acquire.
+type mine struct {
+	inner  algorithm.Lock
+	broken bool
+}
+
+func (l mine) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	g := l.inner.Acquire(env, key)
+	if l.broken {
+		g.Granted = true
+	}
+	return g
+}
+
+func (l mine) Release(env algorithm.Env, key string, g algorithm.Grant) { l.inner.Release(env, key, g) }
+
+func Variant() algorithm.Variant {
+	base, _ := variants.Lookup("corrected")
+	return algorithm.Variant{Name: "mylock", Summary: "a lock outside locksim",
+		New: func() algorithm.Lock { return mine{base.New(), BROKEN} }, Envelope: base.Envelope}
+}
+`
+
+const testFile = `package mylock
+
+import (
+	"testing"
+
+	"github.com/locksim/locksim/locksimtest"
+)
+
+func TestMyLock(t *testing.T) {
+	locksimtest.Check(t, Variant(), locksimtest.Faults("all"), locksimtest.Seeds(200))
+}
+`
+
+// A throwaway module imports locksim through a replace to this checkout:
+// go test fails on the broken lock and prints a replay line, the replay
+// line reproduces the failure, and the fixed lock passes.
+func TestALockOutsideTheTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests a module of its own")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gomod := "module example.com/mylock\n\ngo 1.26.0\n\nrequire github.com/locksim/locksim v0.0.0\n\nreplace github.com/locksim/locksim => " + root + "\n"
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", gomod)
+	write("go.sum", string(sum))
+	write("mylock_test.go", testFile)
+	write("mylock.go", strings.Replace(lockFile, "BROKEN", "true", 1))
+
+	gotest := func(args ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"test", "-count=1"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := gotest("-run", "TestMyLock", ".")
+	if err == nil || !strings.Contains(out, "locksim: mylock has a bug") {
+		t.Fatalf("go test of the broken lock did not fail with a bug (err %v):\n%s", err, out)
+	}
+	t.Logf("go test of the broken lock:\n%s", out)
+	m := regexp.MustCompile(`replay:   cd \S+ && go test -run '(\S+)' -locksim\.seed=(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no replay line in:\n%s", out)
+	}
+	again, err := gotest("-run", m[1], "-locksim.seed="+m[2], ".")
+	if err == nil || !strings.Contains(again, "locksim: mylock has a bug (seed "+m[2]+")") {
+		t.Fatalf("the replay line did not reproduce the failure (err %v):\n%s", err, again)
+	}
+	// With -artifacts the repro file stays, and its replay line works too.
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := gotest("-run", "TestMyLock", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
+	f := regexp.MustCompile(`replay:   cd \S+ && go test -run '\S+' -locksim\.replay=(\S+)`).FindStringSubmatch(kept)
+	if err == nil || f == nil || strings.Contains(kept, "removed after the test") {
+		t.Fatalf("no kept repro file with -artifacts (err %v):\n%s", err, kept)
+	}
+	if again, err := gotest("-run", m[1], "-locksim.replay="+f[1], "."); err == nil || !strings.Contains(again, "has a bug (replay of "+f[1]+")") {
+		t.Fatalf("the replay of the repro file did not reproduce the failure (err %v):\n%s", err, again)
+	}
+	write("mylock.go", strings.Replace(lockFile, "BROKEN", "false", 1))
+	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") {
+		t.Fatalf("go test of the fixed lock failed (err %v):\n%s", err, out)
+	}
+}
