@@ -98,12 +98,16 @@ func (c Config) Validate() error {
 	switch {
 	case c.Nodes < 1:
 		return bad("nodes", "must be at least 1")
+	case c.Nodes > MaxNodes:
+		return bad("nodes", fmt.Sprintf("(%d) must be at most %d", c.Nodes, MaxNodes))
 	case c.Replication < 1:
 		return bad("replication", "must be at least 1")
 	case c.Replication > c.Nodes:
 		return bad("replication", fmt.Sprintf("(%d) must not exceed nodes (%d)", c.Replication, c.Nodes))
 	case c.Hosts < 1:
 		return bad("hosts", "must be at least 1")
+	case c.Hosts > MaxHosts:
+		return bad("hosts", fmt.Sprintf("(%d) must be at most %d", c.Hosts, MaxHosts))
 	case c.ThreadsPerHost < 1:
 		return bad("threads_per_host", "must be at least 1")
 	case c.TTL <= 0:
@@ -145,6 +149,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// MaxNodes and MaxHosts bound a world: partitions keep their members as
+// 64-bit masks.
+const (
+	MaxNodes = 64
+	MaxHosts = 64
+)
 
 // Caps that end a runaway run with a livelock finding.
 const (

@@ -120,13 +120,6 @@ func newWorld(s Scenario) (*world, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// Partitions keep their members as 64-bit masks.
-	if cfg.Nodes > 64 {
-		return nil, &ConfigError{"nodes", fmt.Sprintf("(%d) must be at most 64", cfg.Nodes)}
-	}
-	if cfg.Hosts > 64 {
-		return nil, &ConfigError{"hosts", fmt.Sprintf("(%d) must be at most 64", cfg.Hosts)}
-	}
 	if s.Variant.New == nil {
 		return nil, fmt.Errorf("sim: variant %q has no constructor", s.Variant.Name)
 	}

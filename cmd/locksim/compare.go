@@ -28,11 +28,6 @@ const (
 	quickDuration  = 5 * time.Minute
 )
 
-func init() {
-	commands = append(commands, command{"compare", "run every variant under every fault class; print the matrix", compareCmd})
-	noArgs = quickCompare
-}
-
 // quickCompare is `locksim` without arguments: the README's main job.
 func quickCompare(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "locksim: quick comparison, every variant inside its envelope under all faults (%d seeds each) "+

@@ -40,7 +40,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 	switch len(args) {
 	case 0:
 		fmt.Fprint(stdout, overview)
-		for _, c := range commands {
+		for _, c := range commandTable() {
 			fmt.Fprintf(stdout, "  %-10s %s\n", c.name, c.summary)
 		}
 		fmt.Fprint(stdout, helpFooter)

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/locksim/locksim/sim/explore"
 )
@@ -27,37 +29,43 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) int
 }
 
-// commands are listed by help in this order. They are filled in by init to
-// break the cycle help → commands → help; another file may append to them
-// from its own init (compare.go adds "compare"), whichever init runs first.
-var commands []command
-
-func init() {
-	commands = append([]command{
+// commandTable is every subcommand, in the order help lists them. It is a
+// function, not a variable, because help reads it: a variable would be an
+// initialization cycle (help → commands → help).
+func commandTable() []command {
+	return []command{
 		{"run", "run one scenario and check it", runCmd},
 		{"sweep", "run many seeds on every core, stop at the first bug", sweepCmd},
 		{"replay", "re-run a repro file (or a seed) and check the verdict still holds", replayCmd},
 		{"minimize", "shrink a repro's fault plan while the same violation still occurs", minimizeCmd},
 		{"variants", "list the registered lock algorithms", variantsCmd},
 		{"help", "explain a subcommand", helpCmd},
-	}, commands...)
-}
-
-// noArgs is what a bare `locksim` does. It prints help for now; compare.go
-// replaces it (from init) with a quick comparison of the variants.
-var noArgs = func(stdout, stderr io.Writer) int {
-	return helpCmd(nil, stdout, stderr)
+		{"compare", "run every variant under every fault class; print the matrix", compareCmd},
+		{"merge", "combine the -json outputs of sweep -shard K/N into one result", mergeCmd},
+	}
 }
 
 func main() {
 	explore.TuneGC() // a sweep's garbage is short-lived: collect less often
+	explore.CommandPrefix = commandPrefix()
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// commandPrefix is how this program was started, for the commands it
+// prints: go run ./cmd/locksim when go run built it (into a go-build
+// directory), else the name it was started by.
+func commandPrefix() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return explore.DefaultCommandPrefix
+	}
+	return os.Args[0]
 }
 
 // Main dispatches args to a subcommand and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return noArgs(stdout, stderr)
+		return quickCompare(stdout, stderr) // the README's main job
 	}
 	name := args[0]
 	switch name {
@@ -72,7 +80,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func lookupCommand(name string) (command, bool) {
-	for _, c := range commands {
+	for _, c := range commandTable() {
 		if c.name == name {
 			return c, true
 		}
@@ -82,7 +90,7 @@ func lookupCommand(name string) (command, bool) {
 
 func commandNames() string {
 	s := ""
-	for i, c := range commands {
+	for i, c := range commandTable() {
 		if i > 0 {
 			s += ", "
 		}

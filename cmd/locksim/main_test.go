@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/sim/explore"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -18,7 +19,10 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
-		"locksim": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"locksim": func() {
+			explore.CommandPrefix = commandPrefix() // as main does
+			os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+		},
 	})
 }
 

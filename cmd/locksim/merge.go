@@ -18,10 +18,6 @@ import (
 	"github.com/locksim/locksim/sim/explore"
 )
 
-func init() {
-	commands = append(commands, command{"merge", "combine the -json outputs of sweep -shard K/N into one result", mergeCmd})
-}
-
 // sweepShard is one sweep -json output and where it was read from.
 type sweepShard struct {
 	name string // the file, "stdin", or "a.json (sweep 2)" when a stream holds several

@@ -10,8 +10,14 @@ import (
 	"github.com/locksim/locksim/sim"
 )
 
-// CommandPrefix is how every printed command starts: it works from a clone.
-const CommandPrefix = "go run ./cmd/locksim"
+// CommandPrefix is how every printed locksim command starts. The default
+// works from a clone of the repository; the locksim command sets it to the
+// way it was started (its own name, for a built binary), so a printed
+// replay line works when pasted.
+var CommandPrefix = DefaultCommandPrefix
+
+// DefaultCommandPrefix runs the command from a clone.
+const DefaultCommandPrefix = "go run ./cmd/locksim"
 
 // configFlag ties a scenario flag to its config field.
 type configFlag struct {
