@@ -80,196 +80,259 @@ type failureJSON struct {
 	Repro    string                `json:"repro"`
 }
 
+// sweepAbout is sweep's -h text.
+const sweepAbout = "Runs many seeds on every core. Each seed is deterministic; parallelism only spreads seeds\n" +
+	"across cores, and results are reported in seed order whatever the core count. A seed\n" +
+	"draws its faults from every class unless -faults says otherwise, inside the variant's\n" +
+	"envelope (what it assumes of the world, see locksim variants -v) and up to its edges;\n" +
+	"-beyond makes each seed break one or more of the named assumptions on purpose.\n" +
+	"Every violation is judged from what the run did: a bug of the variant (a promised\n" +
+	"property broke inside the envelope) fails the sweep; one that came only after an\n" +
+	"assumption broke is reported as expected, naming the assumption, when and by which\n" +
+	"fault; one of a property the variant does not promise is counted. With -strict every\n" +
+	"violation fails. Each seed draws its world too (-world; a scenario flag pins a field).\n" +
+	"Liveness is judged while faults are active: waiters must be granted within -liveness-bound\n" +
+	"of time with a majority of the key's nodes up and reachable, and no lock item may stay\n" +
+	"behind unused for longer. Stops at the first safety failure unless -keep-going (-stop-on\n" +
+	"any: at the first failure of any kind). Writes a repro file per\n" +
+	"failure into -out and prints the command that replays it. Seeds run in worker processes\n" +
+	"(-isolate): a seed that crashes its worker, hangs past -hang-after or passes -memory-limit\n" +
+	"is a finding (crash, hang, memory) and the sweep goes on. Seeds are never listed, so any\n" +
+	"range runs in constant memory (-n 1T, -n forever). The sweep journals its progress into\n" +
+	"-out: Ctrl-C stops at once and prints the summary so far (and the JSON, with -json); killed\n" +
+	"or interrupted, the same command with -resume runs only the rest and prints what the\n" +
+	"uninterrupted sweep prints. Exit 0: no failure; 1: failures; 2: bad usage; 130:\n" +
+	"interrupted without a failure.\n" +
+	"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n" +
+	"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n" +
+	"locksim merge combines the shards' -json outputs into one result; give every shard\n" +
+	"-keep-going, or each stops at its own first violation (see docs/SCALING.md)."
+
+var sweepExamples = []string{
+	"locksim sweep -variant original -n 200",
+	"locksim sweep -variant corrected -seeds 1000..1999 -keep-going -out repros",
+	"locksim sweep -variant corrected -beyond all -n 2000 -keep-going   # what breaking each assumption costs",
+	"locksim sweep -variant original -faults skew -beyond clock-error -strict -n 200",
+	"locksim sweep -variant fenced -faults crash,pause -n 10000 -keep-going -shard 0/4 -json > shard-0.json   # one machine of four",
+	"locksim sweep -variant original -faults threads -n 50 -json",
+	"locksim sweep -variant original -keep-going -n 10000   # every bug of the post, BUGS.md",
+}
+
+// sweepFlags are sweep's own flags, besides the scenario's and isolation's.
+type sweepFlags struct {
+	sc                        scenarioFlags
+	iso                       isolationFlags
+	seeds, count, out         *string
+	stopOn, shard             *string
+	parallel                  *int
+	keepGoing, asJSON, resume *bool
+}
+
+func (sf *sweepFlags) register(f *cmdFlags) {
+	sf.sc.register(f)
+	sf.seeds = f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
+	sf.count = f.String("n", strconv.Itoa(explore.DefaultSweepSeeds), "number of seeds, from seed 1 (or use -seeds): a number up to 100000000, one with a unit (10k, 5M, 2G, 1T), or forever (until Ctrl-C)")
+	sf.parallel = f.Int("parallel", 0, "workers (0: every core)")
+	sf.out = f.String("out", "repros", "directory for the repro files of failures")
+	sf.keepGoing = f.Bool("keep-going", false, "run every seed and collect all failures")
+	sf.stopOn = f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
+	sf.shard = f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
+	sf.asJSON = f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
+	sf.resume = f.Bool("resume", false, "continue the sweep with these flags from its journal in -out, after it was killed or interrupted: only the seeds it had not finished run, and the summary is the uninterrupted sweep's")
+	sf.iso.register(f)
+}
+
+// options are the target and the sweep the flags ask for.
+func (sf *sweepFlags) options(f *cmdFlags) (explore.Target, explore.SweepOptions, error) {
+	var o explore.SweepOptions
+	iso, err := sf.iso.isolation()
+	if err != nil {
+		return explore.Target{}, o, err
+	}
+	t, err := sf.sc.target(f)
+	if err != nil {
+		return t, o, err
+	}
+	run, err := sf.sc.runOptions()
+	if err != nil {
+		return t, o, err
+	}
+	stop, err := explore.ParseStopPolicy(*sf.stopOn)
+	if err != nil {
+		return t, o, fmt.Errorf("-%v", err)
+	}
+	count, err := parseCount(*sf.count)
+	if err != nil {
+		return t, o, err
+	}
+	o = explore.SweepOptions{From: 1, Count: count, Parallel: *sf.parallel, KeepGoing: *sf.keepGoing, StopOn: stop, Run: run, Isolate: iso}
+	switch {
+	case f.set("seeds") && f.set("n"):
+		return t, o, fmt.Errorf("give -seeds or -n, not both")
+	case *sf.parallel < 0:
+		return t, o, fmt.Errorf("-parallel %d is negative", *sf.parallel)
+	case *sf.resume && *sf.out == "":
+		return t, o, fmt.Errorf("-resume reads the sweep's journal in -out: give -out")
+	}
+	if *sf.seeds != "" {
+		if o.From, o.Count, err = parseSeedRange(*sf.seeds); err != nil {
+			return t, o, err
+		}
+	}
+	if *sf.shard != "" {
+		if o.ShardIndex, o.ShardCount, err = parseShard(*sf.shard); err != nil {
+			return t, o, err
+		}
+	}
+	return t, o, nil
+}
+
+// prepareOut checks -out before the first seed and, with it, sets up the
+// journal there. It reports whether it made the directory.
+func (sf *sweepFlags) prepareOut(t explore.Target, o *explore.SweepOptions) (made bool, err error) {
+	out := *sf.out
+	if out == "" {
+		return false, nil
+	}
+	if err := checkWritable(out); err != nil {
+		return false, fmt.Errorf("-out %s cannot hold repro files: %v", out, err)
+	}
+	_, statErr := os.Stat(out)
+	made = errors.Is(statErr, fs.ErrNotExist)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return false, fmt.Errorf("-out %s cannot hold the sweep's journal: %v", out, err)
+	}
+	o.Journal, o.Resume = explore.JournalPath(out, t, *o), *sf.resume
+	return made, nil
+}
+
 func sweepCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("sweep", "locksim sweep [-variant NAME] [-seeds FROM..TO | -n COUNT] [-faults CLASS,...] [-beyond ASSUMPTION,...|all] [-strict] [-parallel N] [-out DIR] [scenario flags]",
-		"Runs many seeds on every core. Each seed is deterministic; parallelism only spreads seeds\n"+
-			"across cores, and results are reported in seed order whatever the core count. A seed\n"+
-			"draws its faults from every class unless -faults says otherwise, inside the variant's\n"+
-			"envelope (what it assumes of the world, see locksim variants -v) and up to its edges;\n"+
-			"-beyond makes each seed break one or more of the named assumptions on purpose.\n"+
-			"Every violation is judged from what the run did: a bug of the variant (a promised\n"+
-			"property broke inside the envelope) fails the sweep; one that came only after an\n"+
-			"assumption broke is reported as expected, naming the assumption, when and by which\n"+
-			"fault; one of a property the variant does not promise is counted. With -strict every\n"+
-			"violation fails. Each seed draws its world too (-world; a scenario flag pins a field).\n"+
-			"Liveness is judged while faults are active: waiters must be granted within -liveness-bound\n"+
-			"of time with a majority of the key's nodes up and reachable, and no lock item may stay\n"+
-			"behind unused for longer. Stops at the first safety failure unless -keep-going (-stop-on\n"+
-			"any: at the first failure of any kind). Writes a repro file per\n"+
-			"failure into -out and prints the command that replays it. Seeds run in worker processes\n"+
-			"(-isolate): a seed that crashes its worker, hangs past -hang-after or passes -memory-limit\n"+
-			"is a finding (crash, hang, memory) and the sweep goes on. Seeds are never listed, so any\n"+
-			"range runs in constant memory (-n 1T, -n forever). The sweep journals its progress into\n"+
-			"-out: Ctrl-C stops at once and prints the summary so far (and the JSON, with -json); killed\n"+
-			"or interrupted, the same command with -resume runs only the rest and prints what the\n"+
-			"uninterrupted sweep prints. Exit 0: no failure; 1: failures; 2: bad usage; 130:\n"+
-			"interrupted without a failure.\n"+
-			"-shard K/N runs every N-th seed from offset K, for splitting a sweep across machines;\n"+
-			"-shard env/N takes K from $JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it).\n"+
-			"locksim merge combines the shards' -json outputs into one result; give every shard\n"+
-			"-keep-going, or each stops at its own first violation (see docs/SCALING.md).",
-		"locksim sweep -variant original -n 200",
-		"locksim sweep -variant corrected -seeds 1000..1999 -keep-going -out repros",
-		"locksim sweep -variant corrected -beyond all -n 2000 -keep-going   # what breaking each assumption costs",
-		"locksim sweep -variant original -faults skew -beyond clock-error -strict -n 200",
-		"locksim sweep -variant fenced -faults crash,pause -n 10000 -keep-going -shard 0/4 -json > shard-0.json   # one machine of four",
-		"locksim sweep -variant original -faults threads -n 50 -json",
-		"locksim sweep -variant original -keep-going -n 10000   # every bug of the post, BUGS.md")
-	var sc scenarioFlags
-	sc.register(f)
-	seeds := f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
-	countFlag := f.String("n", strconv.Itoa(explore.DefaultSweepSeeds), "number of seeds, from seed 1 (or use -seeds): a number up to 100000000, one with a unit (10k, 5M, 2G, 1T), or forever (until Ctrl-C)")
-	parallel := f.Int("parallel", 0, "workers (0: every core)")
-	out := f.String("out", "repros", "directory for the repro files of failures")
-	keepGoing := f.Bool("keep-going", false, "run every seed and collect all failures")
-	stopOn := f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
-	shard := f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
-	asJSON := f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
-	resume := f.Bool("resume", false, "continue the sweep with these flags from its journal in -out, after it was killed or interrupted: only the seeds it had not finished run, and the summary is the uninterrupted sweep's")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	f := newFlags("sweep", "locksim sweep [-variant NAME] [-seeds FROM..TO | -n COUNT] [-faults CLASS,...] [-beyond ASSUMPTION,...|all] [-strict] [-parallel N] [-out DIR] [-resume] [scenario flags]",
+		sweepAbout, sweepExamples...)
+	var sf sweepFlags
+	sf.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	iso, err := isoFlags.isolation()
+	t, opts, err := sf.options(f)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	t, err := sc.target(f)
+	madeOut, err := sf.prepareOut(t, &opts)
 	if err != nil {
 		return f.fail(stderr, err)
-	}
-	run, err := sc.runOptions()
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	stop, err := explore.ParseStopPolicy(*stopOn)
-	if err != nil {
-		return f.fail(stderr, fmt.Errorf("-%v", err))
-	}
-	count, err := parseCount(*countFlag)
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	opts := explore.SweepOptions{From: 1, Count: count, Parallel: *parallel, KeepGoing: *keepGoing,
-		StopOn: stop, Run: run, Isolate: iso}
-	if f.set("seeds") && f.set("n") {
-		return f.fail(stderr, fmt.Errorf("give -seeds or -n, not both"))
-	}
-	if *seeds != "" {
-		if opts.From, opts.Count, err = parseSeedRange(*seeds); err != nil {
-			return f.fail(stderr, err)
-		}
-	}
-	if *parallel < 0 {
-		return f.fail(stderr, fmt.Errorf("-parallel %d is negative", *parallel))
-	}
-	if *shard != "" {
-		if opts.ShardIndex, opts.ShardCount, err = parseShard(*shard); err != nil {
-			return f.fail(stderr, err)
-		}
-	}
-
-	if err := checkWritable(*out); *out != "" && err != nil {
-		return f.fail(stderr, fmt.Errorf("-out %s cannot hold repro files: %v", *out, err))
-	}
-	if *resume && *out == "" {
-		return f.fail(stderr, fmt.Errorf("-resume reads the sweep's journal in -out: give -out"))
-	}
-	madeOut := false
-	if *out != "" {
-		// The journal lives beside the repro files, from the first seed on.
-		_, statErr := os.Stat(*out)
-		madeOut = errors.Is(statErr, fs.ErrNotExist)
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return f.fail(stderr, fmt.Errorf("-out %s cannot hold the sweep's journal: %v", *out, err))
-		}
-		opts.Journal, opts.Resume = explore.JournalPath(*out, t, opts), *resume
 	}
 	head := stdout
-	if *asJSON {
+	if *sf.asJSON {
 		head = stderr
 	}
 	describeTarget(head, t)
 	fmt.Fprintf(head, "seeds:   %s\n", describeSeeds(opts))
 
-	total := opts.Len()
-	prog := newProgress(stderr, total)
-	report := sweepJSON{Version: explore.Version,
-		Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sc.strict, t.Config, t.World},
-		Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
-		Failures: []failureJSON{}}
-	var saveErr error
-	var printedExpected int
-	opts.OnOutcome = func(o explore.Outcome) {
-		prog.seen(o.Failed())
-		if !o.Failed() {
-			if o.Expected() {
-				if printedExpected++; printedExpected <= maxExpectedPrinted && !*asJSON {
-					prog.clear()
-					printExpected(stdout, o, t, sc.replayCommand(t, o.Seed))
-				}
-			}
-			return
-		}
-		replay, path, err := sc.saveFailure(t, o, *out)
-		if err != nil && saveErr == nil {
-			// Keep going and keep the finding: it is printed, without its file.
-			saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
-		}
-		fj := failureJSON{o.Seed, explore.DescribeWorld(o.Config, t.World), kinds(o.Verdict), o.Findings, replay, path}
-		if *asJSON {
-			report.Failures = append(report.Failures, fj) // the JSON lists them all
-		} else {
-			prog.clear()
-			printFailure(stdout, fj, t.Variant.Name) // streamed: a long sweep holds none of them
-		}
-	}
+	rep := newSweepReport(&sf, t, opts, stdout, stderr)
+	opts.OnOutcome = rep.outcome
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	opts.Stop = ctx.Done()
 	res, err := explore.Sweep(t, opts)
 	cancel() // a second Ctrl-C from here on kills the process, as usual
-	prog.clear()
+	rep.prog.clear()
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	report.Runs, report.Events = res.Runs, res.Events
-	report.Inside, report.Expected, report.Unpromised = res.Inside, res.Expected, res.Unpromised
-	report.LivenessFailed = res.LivenessFailed
-	report.ExpectedBy = expectedCounts(res.ExpectedBy)
-	if res.Interrupted {
-		report.Interrupted, report.Resume = true, resumeCommand(args, opts, res.NextSeed)
-		if opts.Journal != "" {
-			report.Resume = journalResumeCommand(args)
-		}
-	} else if opts.Journal != "" {
+	if !res.Interrupted && opts.Journal != "" {
 		// A sweep that ended has nothing to resume: no journal stays behind.
 		os.Remove(opts.Journal)
 		if madeOut {
-			os.Remove(*out) // only if nothing else was written there
+			os.Remove(*sf.out) // only if nothing else was written there
 		}
 	}
-	if *asJSON {
-		if err := writeJSON(stdout, report); err != nil {
-			return f.fail(stderr, err)
-		}
-	} else {
-		printSweepSummary(stdout, res, total, prog, report.ExpectedBy, opts.StopOn)
+	if err := rep.finish(res, args); err != nil {
+		return f.fail(stderr, err)
 	}
-	if res.Interrupted {
-		fmt.Fprintf(stderr, "sweep: interrupted before seed %d; resume with:\n  %s\n", res.NextSeed, report.Resume)
-	}
-	if saveErr != nil {
-		return f.fail(stderr, fmt.Errorf("%v (the findings are printed above)", saveErr))
-	}
-	if res.Failed > 0 {
+	switch {
+	case rep.saveErr != nil:
+		return f.fail(stderr, fmt.Errorf("%v (the findings are printed above)", rep.saveErr))
+	case res.Failed > 0:
 		return exitViolation
-	}
-	if res.Interrupted {
+	case res.Interrupted:
 		return exitInterrupted
 	}
 	return exitOK
+}
+
+// sweepReport prints a sweep as it goes and at its end, or its JSON.
+type sweepReport struct {
+	sf              *sweepFlags
+	t               explore.Target
+	opts            explore.SweepOptions
+	stdout, stderr  io.Writer
+	prog            *progress
+	json            sweepJSON
+	saveErr         error
+	printedExpected int
+}
+
+func newSweepReport(sf *sweepFlags, t explore.Target, opts explore.SweepOptions, stdout, stderr io.Writer) *sweepReport {
+	return &sweepReport{sf: sf, t: t, opts: opts, stdout: stdout, stderr: stderr, prog: newProgress(stderr, opts.Len()),
+		json: sweepJSON{Version: explore.Version,
+			Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sf.sc.strict, t.Config, t.World},
+			Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
+			Failures: []failureJSON{}}}
+}
+
+// outcome sees each outcome in seed order: progress, the first expected
+// ones, and every failure with its repro file.
+func (r *sweepReport) outcome(o explore.Outcome) {
+	r.prog.seen(o.Failed())
+	asJSON := *r.sf.asJSON
+	if !o.Failed() {
+		if o.Expected() {
+			if r.printedExpected++; r.printedExpected <= maxExpectedPrinted && !asJSON {
+				r.prog.clear()
+				printExpected(r.stdout, o, r.t, r.sf.sc.replayCommand(r.t, o.Seed))
+			}
+		}
+		return
+	}
+	replay, path, err := r.sf.sc.saveFailure(r.t, o, *r.sf.out)
+	if err != nil && r.saveErr == nil {
+		// Keep going and keep the finding: it is printed, without its file.
+		r.saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
+	}
+	fj := failureJSON{o.Seed, explore.DescribeWorld(o.Config, r.t.World), kinds(o.Verdict), o.Findings, replay, path}
+	if asJSON {
+		r.json.Failures = append(r.json.Failures, fj) // the JSON lists them all
+	} else {
+		r.prog.clear()
+		printFailure(r.stdout, fj, r.t.Variant.Name) // streamed: a long sweep holds none of them
+	}
+}
+
+// finish prints the summary (or the JSON) and, if interrupted, how to resume.
+func (r *sweepReport) finish(res explore.SweepResult, args []string) error {
+	j := &r.json
+	j.Runs, j.Events = res.Runs, res.Events
+	j.Inside, j.Expected, j.Unpromised = res.Inside, res.Expected, res.Unpromised
+	j.LivenessFailed = res.LivenessFailed
+	j.ExpectedBy = expectedCounts(res.ExpectedBy)
+	if res.Interrupted {
+		j.Interrupted, j.Resume = true, resumeCommand(args, r.opts, res.NextSeed)
+		if r.opts.Journal != "" {
+			j.Resume = journalResumeCommand(args)
+		}
+	}
+	if *r.sf.asJSON {
+		if err := writeJSON(r.stdout, *j); err != nil {
+			return err
+		}
+	} else {
+		printSweepSummary(r.stdout, res, r.opts.Len(), r.prog, j.ExpectedBy, r.opts.StopOn)
+	}
+	if res.Interrupted {
+		fmt.Fprintf(r.stderr, "sweep: interrupted before seed %d; resume with:\n  %s\n", res.NextSeed, j.Resume)
+	}
+	return nil
 }
 
 // exitInterrupted is a sweep stopped by Ctrl-C before it found a failure.

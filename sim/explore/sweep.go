@@ -178,170 +178,218 @@ func Sweep(t Target, o SweepOptions) (SweepResult, error) {
 	if err := o.validate(); err != nil {
 		return SweepResult{}, err
 	}
-	var key string
+	sw := &sweeper{t: t, o: o, n: o.Len(), keep: o.KeepFailures}
+	if sw.keep == 0 {
+		sw.keep = DefaultKeepFailures
+	}
 	if o.Isolate != nil {
 		if err := o.Isolate.validate(); err != nil {
 			return SweepResult{}, err
 		}
-		key = fingerprint("sweep", t, o.Run)
-		if serveIfWorker(key, t, o.Run) {
+		sw.key = fingerprint("sweep", t, o.Run)
+		if serveIfWorker(sw.key, t, o.Run) {
 			return SweepResult{}, nil // a worker for another call runs none of this one
 		}
 	}
-	n := o.Len()
-	keep := o.KeepFailures
-	if keep == 0 {
-		keep = DefaultKeepFailures
-	}
-	var res SweepResult
-	var j *journal
-	start := 0 // the first seed index to run
 	if o.Journal != "" {
-		var from resumed
-		var err error
-		if j, from, err = openJournal(o.Journal, t, o, o.Resume); err != nil {
-			return SweepResult{}, err
-		}
-		res, start = restore(t, o, from, keep), from.next
-		if from.done {
-			return res, j.close()
+		from, err := sw.openJournal()
+		if err != nil || from.done {
+			return sw.res, err
 		}
 	}
-	workers := o.Parallel
+	sw.start()
+	sw.collect()
+	return sw.finish()
+}
+
+// sweeper is one Sweep in progress.
+//
+// Workers claim chunks of consecutive seeds from a shared counter and hand
+// each chunk's outcomes over in one batch: a seed takes about a
+// millisecond, and waking the collecting goroutine (or a feeder) once per
+// seed cost the sweep ~8% of a core in scheduler wake-ups and spinning
+// (docs/PERFORMANCE.md). A worker stops claiming once a seed at or before
+// its next one has failed (unless KeepGoing), and flushes its batch at
+// once when its own seed fails: seeds after the first failure are never
+// needed.
+type sweeper struct {
+	t          Target
+	o          SweepOptions
+	n, keep    int
+	key        string // the isolated workers' fingerprint
+	j          *journal
+	first      int // the first seed index to run (after a resumed journal)
+	chunk      int
+	next       atomic.Int64 // the next unclaimed seed index
+	firstStop  atomic.Int64 // lowest index that failed or erred; n: none
+	results    chan []sweepResult
+	res        SweepResult
+	nextOut    int // the next index to deliver
+	done       bool
+	firstError error
+}
+
+// openJournal opens the journal and takes over what it held.
+func (sw *sweeper) openJournal() (resumed, error) {
+	j, from, err := openJournal(sw.o.Journal, sw.t, sw.o, sw.o.Resume)
+	if err != nil {
+		return from, err
+	}
+	sw.j, sw.res, sw.first = j, restore(sw.t, sw.o, from, sw.keep), from.next
+	if from.done {
+		return from, j.close()
+	}
+	return from, nil
+}
+
+// start launches the workers.
+func (sw *sweeper) start() {
+	workers := sw.o.Parallel
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, n-start))
-
-	// Workers claim chunks of consecutive seeds from a shared counter and
-	// hand each chunk's outcomes over in one batch: a seed takes about a
-	// millisecond, and waking the collecting goroutine (or a feeder) once
-	// per seed cost the sweep ~8% of a core in scheduler wake-ups and
-	// spinning (docs/PERFORMANCE.md). A worker stops claiming once a seed
-	// at or before its next one has failed (unless KeepGoing), and flushes
-	// its batch at once when its own seed fails: seeds after the first
-	// failure are never needed.
-	chunk := sweepChunk(n, workers)
-	var next atomic.Int64      // the next unclaimed seed index
-	var firstStop atomic.Int64 // lowest index that failed or erred; n: none
-	next.Store(int64(start))
-	firstStop.Store(int64(n))
-	stopped := func() bool {
-		select {
-		case <-o.Stop:
-			return true
-		default:
-			return false
-		}
-	}
-	noteStop := func(i int) {
-		for {
-			cur := firstStop.Load()
-			if int64(i) >= cur || firstStop.CompareAndSwap(cur, int64(i)) {
-				return
-			}
-		}
-	}
-	results := make(chan []sweepResult, workers)
+	workers = max(1, min(workers, sw.n-sw.first))
+	sw.chunk = sweepChunk(sw.n, workers)
+	sw.next.Store(int64(sw.first))
+	sw.firstStop.Store(int64(sw.n))
+	sw.nextOut = sw.first
+	sw.results = make(chan []sweepResult, workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			claim := func() (lo, hi int, ok bool) {
-				lo = int(next.Add(int64(chunk))) - chunk
-				if lo >= n || int64(lo) > firstStop.Load() || (o.Stop != nil && stopped()) {
-					return 0, 0, false
-				}
-				return lo, min(lo+chunk, n), true
-			}
-			if o.Isolate != nil {
-				iso := &isolated{iso: *o.Isolate, key: key, t: t, run: o.Run}
+			if sw.o.Isolate != nil {
+				iso := &isolated{iso: *sw.o.Isolate, key: sw.key, t: sw.t, run: sw.o.Run}
 				defer iso.close()
-				sweepIsolated(iso, o, claim, results, noteStop, stopped)
+				sweepIsolated(iso, sw.o, sw.claim, sw.results, sw.noteStop, sw.stopped)
 				return
 			}
-			for {
-				lo, hi, ok := claim()
-				if !ok {
-					return
-				}
-				batch := make([]sweepResult, 0, hi-lo)
-				for i := lo; i < hi && int64(i) <= firstStop.Load(); i++ {
-					if o.Stop != nil && stopped() {
-						break
-					}
-					out, err := RunSeed(t, o.SeedAt(i), o.Run)
-					batch = append(batch, sweepResult{i, out, err})
-					if err != nil || (o.StopOn.stops(out) && !o.KeepGoing) {
-						noteStop(i)
-						break
-					}
-				}
-				results <- batch
-			}
+			sw.runHere()
 		}()
 	}
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(sw.results) }()
+}
 
-	// Reorder: deliver outcome i only after 0..i-1.
-	var firstErr error
+func (sw *sweeper) stopped() bool {
+	select {
+	case <-sw.o.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (sw *sweeper) noteStop(i int) {
+	for {
+		cur := sw.firstStop.Load()
+		if int64(i) >= cur || sw.firstStop.CompareAndSwap(cur, int64(i)) {
+			return
+		}
+	}
+}
+
+// claim is the next chunk of seed indexes, lo..hi-1, unless the sweep is
+// over, stopped, or past its first stopping failure.
+func (sw *sweeper) claim() (lo, hi int, ok bool) {
+	lo = int(sw.next.Add(int64(sw.chunk))) - sw.chunk
+	if lo >= sw.n || int64(lo) > sw.firstStop.Load() || (sw.o.Stop != nil && sw.stopped()) {
+		return 0, 0, false
+	}
+	return lo, min(lo+sw.chunk, sw.n), true
+}
+
+// runHere is one worker in this process: chunks until none is left.
+func (sw *sweeper) runHere() {
+	for {
+		lo, hi, ok := sw.claim()
+		if !ok {
+			return
+		}
+		batch := make([]sweepResult, 0, hi-lo)
+		for i := lo; i < hi && int64(i) <= sw.firstStop.Load(); i++ {
+			if sw.o.Stop != nil && sw.stopped() {
+				break
+			}
+			out, err := RunSeed(sw.t, sw.o.SeedAt(i), sw.o.Run)
+			batch = append(batch, sweepResult{i, out, err})
+			if err != nil || (sw.o.StopOn.stops(out) && !sw.o.KeepGoing) {
+				sw.noteStop(i)
+				break
+			}
+		}
+		sw.results <- batch
+	}
+}
+
+// collect delivers the outcomes in seed order: outcome i only after
+// 0..i-1, whatever order the workers hand them over in.
+func (sw *sweeper) collect() {
 	pending := map[int]sweepResult{}
-	nextOut, done := start, false
-	for batch := range results {
+	for batch := range sw.results {
 		for _, r := range batch {
 			pending[r.i] = r
 		}
-		for !done {
-			p, ok := pending[nextOut]
+		for !sw.done {
+			p, ok := pending[sw.nextOut]
 			if !ok {
 				break
 			}
-			delete(pending, nextOut)
-			nextOut++
-			if p.err != nil {
-				firstErr, done = p.err, true
-				nextOut-- // not delivered: a resumed sweep runs it again
-				break
-			}
-			res.Runs++
-			res.Events += p.out.Events
-			res.count(p.out)
-			if o.OnOutcome != nil {
-				o.OnOutcome(p.out)
-			}
-			if p.out.Failed() {
-				if j != nil {
-					j.failure(nextOut-1, p.out)
-				}
-				res.Failed++
-				if p.out.OnlyLiveness() {
-					res.LivenessFailed++
-				}
-				if len(res.Failures) < keep {
-					res.Failures = append(res.Failures, p.out)
-				}
-				if !o.KeepGoing && o.StopOn.stops(p.out) {
-					done = true
-				}
-			}
+			delete(pending, sw.nextOut)
+			sw.deliver(p)
 		}
-		if j != nil {
-			j.progress(nextOut, false, res, false)
+		if sw.j != nil {
+			sw.j.progress(sw.nextOut, false, sw.res, false)
 		}
 	}
-	if !done && nextOut < n && firstErr == nil {
+}
+
+// deliver counts outcome p, the next in seed order, and hands it over.
+func (sw *sweeper) deliver(p sweepResult) {
+	if p.err != nil {
+		sw.firstError, sw.done = p.err, true // not delivered: a resumed sweep runs it again
+		return
+	}
+	sw.nextOut++
+	res := &sw.res
+	res.Runs++
+	res.Events += p.out.Events
+	res.count(p.out)
+	if sw.o.OnOutcome != nil {
+		sw.o.OnOutcome(p.out)
+	}
+	if !p.out.Failed() {
+		return
+	}
+	if sw.j != nil {
+		sw.j.failure(sw.nextOut-1, p.out)
+	}
+	res.Failed++
+	if p.out.OnlyLiveness() {
+		res.LivenessFailed++
+	}
+	if len(res.Failures) < sw.keep {
+		res.Failures = append(res.Failures, p.out)
+	}
+	if !sw.o.KeepGoing && sw.o.StopOn.stops(p.out) {
+		sw.done = true
+	}
+}
+
+// finish says whether the sweep was interrupted and closes the journal.
+func (sw *sweeper) finish() (SweepResult, error) {
+	if !sw.done && sw.nextOut < sw.n && sw.firstError == nil {
 		// Only Stop leaves seeds undelivered without a failure: what ran
 		// past the gap is dropped, so the result is a prefix of the sweep.
-		res.Interrupted, res.NextSeed = true, o.SeedAt(nextOut)
+		sw.res.Interrupted, sw.res.NextSeed = true, sw.o.SeedAt(sw.nextOut)
 	}
-	if j != nil {
-		j.progress(nextOut, firstErr == nil && !res.Interrupted, res, true)
-		if err := j.close(); err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("sweep: cannot write the journal %s: %v (the results above are whole)", o.Journal, err)
+	if sw.j != nil {
+		sw.j.progress(sw.nextOut, sw.firstError == nil && !sw.res.Interrupted, sw.res, true)
+		if err := sw.j.close(); err != nil && sw.firstError == nil {
+			sw.firstError = fmt.Errorf("sweep: cannot write the journal %s: %v (the results above are whole)", sw.o.Journal, err)
 		}
 	}
-	return res, firstErr
+	return sw.res, sw.firstError
 }
 
 // restore is the result a journal held, its failures delivered again to
