@@ -13,7 +13,8 @@ import (
 // the scenario flags rebuild the config, else from the file. A config only a
 // -config file can express always gets a file, in the temp dir if need be.
 func (sc *scenarioFlags) saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path string, err error) {
-	bySeed := expressibleByFlags(t.Config)
+	// A plan given in a file replays from the repro, which holds it.
+	bySeed := expressibleByFlags(t.Config) && t.Plan == nil
 	if dir == "" && !bySeed {
 		dir = filepath.Join(os.TempDir(), "locksim-repros")
 	}

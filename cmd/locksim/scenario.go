@@ -33,6 +33,7 @@ type scenarioFlags struct {
 	world      string
 	bound      string
 	configFile string
+	plan       string     // -plan FILE: a hand-written fault plan
 	config     sim.Config // written by the scenario flags
 }
 
@@ -45,6 +46,7 @@ func (s *scenarioFlags) register(f *cmdFlags) {
 	f.StringVar(&s.world, "world", "", "fields of the world each seed draws, comma-separated, from: "+worldFieldList()+"; or all, or none (default: those the fault classes' bugs live in, all of them with -faults all, less any a scenario flag or the -config file pins)")
 	f.StringVar(&s.bound, "liveness-bound", defaultLivenessBound, "how long waiters may go ungranted while a majority of the key's nodes is up and reachable from them, and a lock item may stay behind unused: Nttl (N TTLs, plus the clients' longest think time) or a duration such as 90s")
 	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
+	f.StringVar(&s.plan, "plan", "", "JSON fault plan file (faults.Plan) that every seed runs instead of one it draws; the world is then fixed unless -world says otherwise")
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
 }
 
@@ -101,11 +103,37 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 		return explore.Target{}, err
 	}
 	t := explore.Target{Variant: v, Config: cfg, Classes: classes, World: world}
+	if s.plan != "" {
+		if t, err = s.withPlan(f, t); err != nil {
+			return explore.Target{}, err
+		}
+	}
 	if t.Beyond, err = parseBeyond(s.beyond, t); err != nil {
 		return explore.Target{}, err
 	}
 	if err := t.Validate(); err != nil {
 		return explore.Target{}, err
+	}
+	return t, nil
+}
+
+// withPlan is t running the -plan file's plan: no classes to draw from,
+// and the world fixed unless -world asks for one.
+func (s *scenarioFlags) withPlan(f *cmdFlags, t explore.Target) (explore.Target, error) {
+	if f.set("faults") || f.set("beyond") {
+		return t, fmt.Errorf("give -plan or -faults and -beyond, not both: a plan given is run as it is")
+	}
+	data, err := os.ReadFile(s.plan)
+	if err != nil {
+		return t, fmt.Errorf("-plan: %v", err)
+	}
+	plan, err := faults.Decode(data)
+	if err != nil {
+		return t, fmt.Errorf("-plan %s: %v", s.plan, err)
+	}
+	t.Plan, t.Classes = &plan, nil
+	if !f.set("world") {
+		t.World = nil
 	}
 	return t, nil
 }
@@ -261,13 +289,19 @@ func classesText(cs []faults.Class) string {
 
 // describeTarget is the header every command prints first, like the seed.
 func describeTarget(w io.Writer, t explore.Target) {
-	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, classesText(t.Classes))
+	faultsText := classesText(t.Classes)
+	if t.Plan != nil {
+		faultsText = fmt.Sprintf("the given plan (%s, every seed runs it)", planSummary(*t.Plan))
+	}
+	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, faultsText)
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config, t.World))
 	fmt.Fprintf(w, "world:   %s\n", describeWorldDraw(t.World))
 	if t.Variant.New != nil { // a variant, not just a name read back from JSON
 		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
 	}
-	fmt.Fprintf(w, "draws:   %s\n", describeDraws(t.Beyond))
+	if t.Plan == nil {
+		fmt.Fprintf(w, "draws:   %s\n", describeDraws(t.Beyond))
+	}
 }
 
 // describeWorldDraw says which fields of the world each seed draws.
@@ -342,4 +376,9 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// planSummary is a plan's size and kinds, as the plan: line prints them.
+func planSummary(p faults.Plan) string {
+	return fmt.Sprintf("size %d", p.Size())
 }

@@ -9,6 +9,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -42,6 +43,11 @@ type Target struct {
 	Classes []faults.Class
 	Beyond  []algorithm.Assumption
 	World   []WorldField
+	// Plan, when set, is the fault plan every seed runs (a hand-written
+	// one, locksim -plan FILE) instead of one drawn from Classes; the seed
+	// still draws every random choice of the run, and its world if World
+	// says so (the plan must fit each).
+	Plan *faults.Plan
 }
 
 // DefaultTarget is what locksim sweep -variant v -faults classes explores:
@@ -163,12 +169,27 @@ func (t Target) Validate() error {
 			return fmt.Errorf("target: %v", err)
 		}
 	}
+	if t.Plan != nil {
+		cfg := t.Config
+		if t.Plan.ThreadsPerHost > 0 {
+			cfg.ThreadsPerHost = t.Plan.ThreadsPerHost
+		}
+		if err := t.Plan.Validate(sim.ShapeOf(cfg)); err != nil {
+			return fmt.Errorf("target: the plan does not fit the world or is not valid: %v", err)
+		}
+		if len(t.Beyond) > 0 {
+			return errors.New("target: a given plan breaks what it breaks: -beyond draws plans, and there is none to draw")
+		}
+	}
 	return t.validateBeyond()
 }
 
 // PlanFor is the plan a seed draws: swarm-random over the target's classes,
 // within its bounds, in the world the seed draws.
 func (t Target) PlanFor(seed uint64) faults.Plan {
+	if t.Plan != nil {
+		return *t.Plan
+	}
 	t = t.At(seed)
 	return faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
 }
