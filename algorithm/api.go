@@ -28,6 +28,8 @@ var (
 	ErrKeyNotFound = errors.New("KeyNotFound")
 	// ErrNotOwner: a compare-and-delete found the key missing or owned by someone else.
 	ErrNotOwner = errors.New("NotOwner")
+	// ErrLeaseNotFound: the lease expired or was revoked (etcd's ErrLeaseNotFound).
+	ErrLeaseNotFound = errors.New("LeaseNotFound")
 )
 
 // Item is a stored lock item as a read returns it.
@@ -36,6 +38,9 @@ type Item struct {
 	Owner   string
 	Expiry  time.Duration // instant on the writer's clock (original) or 0 when the node keeps a TTL
 	Version uint64        // node-assigned; a remove must name it
+	// CreateRevision is the store revision at which an etcd-style key was
+	// created (CreateWithLease); 0 for the other primitives' items.
+	CreateRevision uint64
 }
 
 // Server is one DHT node holding the key, as a client sees it. Every call
@@ -67,6 +72,41 @@ type Server interface {
 	// One call brings a lagging counter up to a fencing token that
 	// increments one at a time could not reach within a lease.
 	RaiseCounter(key string, atLeast uint64) (uint64, error)
+
+	// ExtendIfOwner is the Redlock page's extend script: if key holds
+	// owner's item, its node-side TTL restarts at ttl (PEXPIRE); else
+	// ErrNotOwner. With SetIfAbsentTTL (SET NX PX) and CompareAndDelete
+	// (the delete-if-value script) it is what a Redis lock is made of.
+	ExtendIfOwner(key, owner string, ttl time.Duration) error
+
+	// The etcd-style primitives, with etcd's semantics on one node, each
+	// atomic. The node keeps a store revision that every creation and
+	// deletion of a key of theirs increments; a wipe loses it with the data.
+	//
+	// LeaseGrant creates a lease that expires ttl after now on the node's
+	// own clock, and returns its ID (never 0).
+	LeaseGrant(ttl time.Duration) (uint64, error)
+	// LeaseKeepAlive restarts the lease's TTL; ErrLeaseNotFound once it
+	// expired or was revoked.
+	LeaseKeepAlive(lease uint64) error
+	// LeaseRevoke ends the lease and deletes the keys attached to it, as
+	// its expiry does; ErrLeaseNotFound if it is gone already.
+	LeaseRevoke(lease uint64) error
+	// CreateWithLease is the transaction
+	// If(CreateRevision(key) == 0).Then(Put(key, owner, WithLease(lease))).Else(Get(key)):
+	// it returns the new item (CreateRevision set), or, with
+	// ErrKeyAlreadyExists, the item already there; ErrLeaseNotFound if
+	// the lease is gone.
+	CreateWithLease(key, owner string, lease uint64) (Item, error)
+	// FirstCreated is Get(prefix, WithFirstCreate()): the live key under
+	// prefix with the lowest create revision; ErrKeyNotFound if none.
+	FirstCreated(prefix string) (Item, error)
+	// LastCreatedBefore is the live key under prefix with the highest
+	// create revision below rev (what etcd's waitDeletes watches);
+	// ErrKeyNotFound if none.
+	LastCreatedBefore(prefix string, rev uint64) (Item, error)
+	// Delete deletes key if it is there (etcd's Delete: no error if not).
+	Delete(key string) error
 }
 
 // Env is the world an algorithm runs in: one client thread's view.

@@ -31,7 +31,17 @@ func (w *world) describe(m *message) string {
 	case opCompareAndDelete:
 		return fmt.Sprintf("%s #%d %s %s owner=%s", dir, m.call, r.op, r.key, r.owner)
 	case opRaiseCounter:
-		return fmt.Sprintf("%s #%d %s %s at-least=%d", dir, m.call, r.op, r.key, r.atLeast)
+		return fmt.Sprintf("%s #%d %s %s at-least=%d", dir, m.call, r.op, r.key, r.num)
+	case opLeaseGrant:
+		return fmt.Sprintf("%s #%d %s ttl=%s", dir, m.call, r.op, fmtTime(r.ttl))
+	case opLeaseKeepAlive, opLeaseRevoke:
+		return fmt.Sprintf("%s #%d %s lease=%d", dir, m.call, r.op, r.num)
+	case opCreateWithLease:
+		return fmt.Sprintf("%s #%d %s %s owner=%s lease=%d", dir, m.call, r.op, r.key, r.owner, r.num)
+	case opLastCreatedBefore:
+		return fmt.Sprintf("%s #%d %s %s rev<%d", dir, m.call, r.op, r.key, r.num)
+	case opExtendIfOwner:
+		return fmt.Sprintf("%s #%d %s %s owner=%s ttl=%s", dir, m.call, r.op, r.key, r.owner, fmtTime(r.ttl))
 	case opResourceRead, opResourceWrite:
 		return fmt.Sprintf("%s #%d %s token=%d value=%d", dir, m.call, r.op, m.resToken, m.resValue)
 	default:

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
@@ -19,16 +20,31 @@ const (
 	opResourceRead  // not a node op: an access to the protected resource
 	opResourceWrite //
 	opRaiseCounter  // appended: op values are part of recorded traces
+	opExtendIfOwner
+	opLeaseGrant
+	opLeaseKeepAlive
+	opLeaseRevoke
+	opCreateWithLease
+	opFirstCreated
+	opLastCreatedBefore
+	opDelete
 )
 
 var opNames = [...]string{"?", "write-if-absent-or-same", "read", "remove", "set-if-absent-ttl",
-	"compare-and-delete", "increment", "resource-read", "resource-write", "raise-counter"}
+	"compare-and-delete", "increment", "resource-read", "resource-write", "raise-counter",
+	"extend-if-owner", "lease-grant", "lease-keep-alive", "lease-revoke", "create-with-lease", "first-created",
+	"last-created-before", "delete"}
 
 func (o op) String() string { return opNames[o] }
 
 // isWrite: a quarantined node refuses these.
 func (o op) isWrite() bool {
-	return o == opWriteIfAbsentOrSame || o == opSetIfAbsentTTL || o == opIncrement || o == opRaiseCounter
+	switch o {
+	case opWriteIfAbsentOrSame, opSetIfAbsentTTL, opIncrement, opRaiseCounter, opExtendIfOwner,
+		opLeaseGrant, opLeaseKeepAlive, opCreateWithLease:
+		return true
+	}
+	return false
 }
 
 // errCode carries an algorithm error through a message without an interface.
@@ -41,10 +57,11 @@ const (
 	errKeyVersionChanged
 	errKeyNotFound
 	errNotOwner
+	errLeaseNotFound
 )
 
 var errValues = [...]error{nil, algorithm.ErrServerDown, algorithm.ErrKeyAlreadyExists,
-	algorithm.ErrKeyVersionChanged, algorithm.ErrKeyNotFound, algorithm.ErrNotOwner}
+	algorithm.ErrKeyVersionChanged, algorithm.ErrKeyNotFound, algorithm.ErrNotOwner, algorithm.ErrLeaseNotFound}
 
 func (e errCode) err() error { return errValues[e] }
 
@@ -55,7 +72,7 @@ type request struct {
 	expiry  int64  // original's expiry (writer's clock)
 	version uint64 // remove-if-version
 	ttl     int64  // node-side TTL
-	atLeast uint64 // raise-counter's floor
+	num     uint64 // raise-counter's floor; a lease ID; a revision
 }
 
 type reply struct {
@@ -79,6 +96,9 @@ type entry struct {
 	// app marks the application's own data (Config.AppData), which the
 	// lock must never destroy.
 	app bool
+	// createRev and lease: an etcd-style key's create revision and the
+	// lease it is attached to (0: none).
+	createRev, lease uint64
 }
 
 // store is a node's versioned key/value store. It is stepped by the node,
@@ -100,6 +120,17 @@ type store struct {
 	gone func(e *keyEntry, how goneHow)
 	// by is the client whose request the store applies now.
 	by int32
+	// The etcd-style state: the store revision, the leases (few, so a
+	// slice), and the last lease ID handed out. A wipe loses all three.
+	revision  uint64
+	leases    []lease
+	lastLease uint64
+}
+
+// lease is an etcd-style lease: it expires at expireAt on the node's clock.
+type lease struct {
+	id            uint64
+	ttl, expireAt int64
 }
 
 // goneHow is how an entry left a store.
@@ -141,6 +172,7 @@ func (s *store) wipe() {
 	clear(s.entries)
 	s.entries = s.entries[:0]
 	clear(s.keyVersion)
+	s.revision, s.leases = 0, s.leases[:0]
 }
 
 // find returns the index of key's entry, expired or not, or -1.
@@ -201,7 +233,7 @@ func (s *store) removeAt(i int, how goneHow) {
 }
 
 func item(key string, e *entry) algorithm.Item {
-	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version}
+	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version, CreateRevision: e.createRev}
 }
 
 // apply executes one request atomically at node-local time now and writes
@@ -209,6 +241,9 @@ func item(key string, e *entry) algorithm.Item {
 // world.turnAround).
 func (s *store) apply(r *request, now int64, rep *reply) {
 	*rep = reply{}
+	if len(s.leases) > 0 {
+		s.expireLeases(now) // a key whose lease ran out is gone for every op
+	}
 	// liveIndex, written out: it is too big to inline (cost 97), and calling
 	// it here, on every request, costs 1% of a fault-free run's instructions
 	// (16.07 M -> 16.22 M). Keep the two in step.
@@ -263,15 +298,117 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 		}
 		e.counter++
 		rep.counter = e.counter
+	case opExtendIfOwner:
+		if e == nil || e.owner != r.owner {
+			rep.err = errNotOwner
+			return
+		}
+		e.expireAt = now + r.ttl
+	case opLeaseGrant, opLeaseKeepAlive, opLeaseRevoke, opCreateWithLease, opFirstCreated, opLastCreatedBefore, opDelete:
+		s.applyEtcd(r, now, rep)
 	case opRaiseCounter:
 		if e == nil {
 			e = s.put(i, r.key, entry{version: s.nextVersion(r.key)})
 		}
-		e.counter = max(e.counter, r.atLeast)
+		e.counter = max(e.counter, r.num)
 		rep.counter = e.counter
 	default:
 		panic("sim: unknown op")
 	}
+}
+
+// applyEtcd executes an etcd-style request at node time now (apply has
+// ended the leases that expired by then, with their keys). A restart does
+// not renew a lease, as a new etcd leader would: time a node was down
+// counts against its leases.
+func (s *store) applyEtcd(r *request, now int64, rep *reply) {
+	switch r.op {
+	case opLeaseGrant:
+		s.lastLease++
+		s.leases = append(s.leases, lease{id: s.lastLease, ttl: r.ttl, expireAt: now + r.ttl})
+		rep.counter = s.lastLease
+	case opLeaseKeepAlive:
+		l := s.findLease(r.num)
+		if l < 0 {
+			rep.err = errLeaseNotFound
+			return
+		}
+		s.leases[l].expireAt = now + s.leases[l].ttl
+	case opLeaseRevoke:
+		l := s.findLease(r.num)
+		if l < 0 {
+			rep.err = errLeaseNotFound
+			return
+		}
+		s.endLease(l)
+	case opCreateWithLease:
+		if i := s.find(r.key); i >= 0 {
+			rep.err, rep.item = errKeyAlreadyExists, item(r.key, &s.entries[i].entry)
+			return
+		}
+		if s.findLease(r.num) < 0 {
+			rep.err = errLeaseNotFound
+			return
+		}
+		s.revision++
+		e := s.put(-1, r.key, entry{owner: r.owner, version: s.nextVersion(r.key), createRev: s.revision, lease: r.num})
+		rep.item = item(r.key, e)
+	case opFirstCreated, opLastCreatedBefore:
+		best := -1
+		for i := range s.entries {
+			e := &s.entries[i]
+			if e.createRev == 0 || !strings.HasPrefix(e.key, r.key) || (r.op == opLastCreatedBefore && e.createRev >= r.num) {
+				continue
+			}
+			if best < 0 || (r.op == opFirstCreated) == (e.createRev < s.entries[best].createRev) {
+				best = i
+			}
+		}
+		if best < 0 {
+			rep.err = errKeyNotFound
+			return
+		}
+		rep.item = item(s.entries[best].key, &s.entries[best].entry)
+	case opDelete:
+		if i := s.find(r.key); i >= 0 {
+			s.revision++
+			s.removeAt(i, goneRemoved)
+		}
+	}
+}
+
+func (s *store) findLease(id uint64) int {
+	for i := range s.leases {
+		if s.leases[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// expireLeases ends every lease whose TTL has run out by node time now.
+func (s *store) expireLeases(now int64) {
+	for l := 0; l < len(s.leases); {
+		if now >= s.leases[l].expireAt {
+			s.endLease(l)
+			continue
+		}
+		l++
+	}
+}
+
+// endLease deletes lease l's keys (each a new revision) and the lease.
+func (s *store) endLease(l int) {
+	id := s.leases[l].id
+	for i := 0; i < len(s.entries); {
+		if s.entries[i].lease == id {
+			s.revision++
+			s.removeAt(i, goneExpired)
+			continue
+		}
+		i++
+	}
+	s.leases = append(s.leases[:l], s.leases[l+1:]...)
 }
 
 // node is one DHT node: a store plus its liveness.

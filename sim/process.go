@@ -384,8 +384,44 @@ func (s *serverStub) Increment(key string) (uint64, error) {
 }
 
 func (s *serverStub) RaiseCounter(key string, atLeast uint64) (uint64, error) {
-	r := s.p.rpc(s.node, request{op: opRaiseCounter, key: key, atLeast: atLeast})
+	r := s.p.rpc(s.node, request{op: opRaiseCounter, key: key, num: atLeast})
 	return r.counter, r.err.err()
+}
+
+func (s *serverStub) ExtendIfOwner(key, owner string, ttl time.Duration) error {
+	return s.p.rpc(s.node, request{op: opExtendIfOwner, key: key, owner: owner, ttl: int64(ttl)}).err.err()
+}
+
+func (s *serverStub) LeaseGrant(ttl time.Duration) (uint64, error) {
+	r := s.p.rpc(s.node, request{op: opLeaseGrant, ttl: int64(ttl)})
+	return r.counter, r.err.err()
+}
+
+func (s *serverStub) LeaseKeepAlive(lease uint64) error {
+	return s.p.rpc(s.node, request{op: opLeaseKeepAlive, num: lease}).err.err()
+}
+
+func (s *serverStub) LeaseRevoke(lease uint64) error {
+	return s.p.rpc(s.node, request{op: opLeaseRevoke, num: lease}).err.err()
+}
+
+func (s *serverStub) CreateWithLease(key, owner string, lease uint64) (algorithm.Item, error) {
+	r := s.p.rpc(s.node, request{op: opCreateWithLease, key: key, owner: owner, num: lease})
+	return r.item, r.err.err()
+}
+
+func (s *serverStub) FirstCreated(prefix string) (algorithm.Item, error) {
+	r := s.p.rpc(s.node, request{op: opFirstCreated, key: prefix})
+	return r.item, r.err.err()
+}
+
+func (s *serverStub) LastCreatedBefore(prefix string, rev uint64) (algorithm.Item, error) {
+	r := s.p.rpc(s.node, request{op: opLastCreatedBefore, key: prefix, num: rev})
+	return r.item, r.err.err()
+}
+
+func (s *serverStub) Delete(key string) error {
+	return s.p.rpc(s.node, request{op: opDelete, key: key}).err.err()
 }
 
 func (p *process) TTL() time.Duration { p.step(); return p.w.cfg.TTL }

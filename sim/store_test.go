@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +26,13 @@ type storeModel struct {
 	quarantine  bool
 	restartAt   int64 // true time; -1: never restarted
 	ttl         int64
+	// etcd-style: the store revision, the leases, the last lease ID.
+	revision  uint64
+	leases    map[uint64]modelLease
+	lastLease uint64
 }
+
+type modelLease struct{ ttl, expireAt int64 }
 
 type modelEntry struct {
 	owner    string
@@ -32,6 +40,8 @@ type modelEntry struct {
 	version  uint64
 	expireAt int64 // node clock; 0: never
 	counter  uint64
+	// createRev and lease: an etcd-style key's; 0 for the others.
+	createRev, lease uint64
 }
 
 func (m *storeModel) live(key string, nodeNow int64) (modelEntry, bool) {
@@ -57,7 +67,84 @@ func (m *storeModel) newVersion(current modelEntry, live bool) uint64 {
 }
 
 func (m *storeModel) item(key string, e modelEntry) algorithm.Item {
-	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version}
+	return algorithm.Item{Key: key, Owner: e.owner, Expiry: time.Duration(e.expiry), Version: e.version, CreateRevision: e.createRev}
+}
+
+// expireLeases ends the leases whose TTL ran out by node time nodeNow,
+// and deletes their keys, each deletion a new revision.
+func (m *storeModel) expireLeases(nodeNow int64) {
+	for id, l := range m.leases {
+		if nodeNow >= l.expireAt {
+			m.endLease(id)
+		}
+	}
+}
+
+func (m *storeModel) endLease(id uint64) {
+	for k, e := range m.entries {
+		if e.lease == id {
+			delete(m.entries, k)
+			m.revision++
+		}
+	}
+	delete(m.leases, id)
+}
+
+// applyEtcd is the etcd-style primitives, as etcd states them.
+func (m *storeModel) applyEtcd(r request, nodeNow int64) reply {
+	switch r.op {
+	case opLeaseGrant:
+		m.lastLease++
+		m.leases[m.lastLease] = modelLease{r.ttl, nodeNow + r.ttl}
+		return reply{counter: m.lastLease}
+	case opLeaseKeepAlive:
+		l, ok := m.leases[r.num]
+		if !ok {
+			return reply{err: errLeaseNotFound}
+		}
+		m.leases[r.num] = modelLease{l.ttl, nodeNow + l.ttl}
+		return reply{}
+	case opLeaseRevoke:
+		if _, ok := m.leases[r.num]; !ok {
+			return reply{err: errLeaseNotFound}
+		}
+		m.endLease(r.num)
+		return reply{}
+	case opCreateWithLease:
+		if e, ok := m.live(r.key, nodeNow); ok {
+			return reply{err: errKeyAlreadyExists, item: m.item(r.key, e)}
+		}
+		if _, ok := m.leases[r.num]; !ok {
+			return reply{err: errLeaseNotFound}
+		}
+		m.revision++
+		e := modelEntry{owner: r.owner, version: m.newVersion(modelEntry{}, false), createRev: m.revision, lease: r.num}
+		m.entries[r.key] = e
+		return reply{item: m.item(r.key, e)}
+	case opFirstCreated, opLastCreatedBefore:
+		var best string
+		found := false
+		for k, e := range m.entries {
+			if e.createRev == 0 || !strings.HasPrefix(k, r.key) || (r.op == opLastCreatedBefore && e.createRev >= r.num) {
+				continue
+			}
+			b := m.entries[best]
+			if !found || (r.op == opFirstCreated && e.createRev < b.createRev) || (r.op == opLastCreatedBefore && e.createRev > b.createRev) {
+				best, found = k, true
+			}
+		}
+		if !found {
+			return reply{err: errKeyNotFound}
+		}
+		return reply{item: m.item(best, m.entries[best])}
+	case opDelete:
+		if _, ok := m.entries[r.key]; ok {
+			delete(m.entries, r.key)
+			m.revision++
+		}
+		return reply{}
+	}
+	panic("not an etcd op")
 }
 
 // apply is the reply the model expects to r at true time now, node time nodeNow.
@@ -65,10 +152,12 @@ func (m *storeModel) apply(r request, now, nodeNow int64) reply {
 	if !m.up {
 		return reply{err: errServerDown}
 	}
-	if m.quarantine && m.restartAt >= 0 && now < m.restartAt+m.ttl &&
-		(r.op == opWriteIfAbsentOrSame || r.op == opSetIfAbsentTTL || r.op == opIncrement || r.op == opRaiseCounter) {
+	writes := []op{opWriteIfAbsentOrSame, opSetIfAbsentTTL, opIncrement, opRaiseCounter, opExtendIfOwner,
+		opLeaseGrant, opLeaseKeepAlive, opCreateWithLease}
+	if m.quarantine && m.restartAt >= 0 && now < m.restartAt+m.ttl && slices.Contains(writes, r.op) {
 		return reply{err: errServerDown}
 	}
+	m.expireLeases(nodeNow)
 	e, ok := m.live(r.key, nodeNow)
 	if !ok {
 		delete(m.entries, r.key)
@@ -112,11 +201,20 @@ func (m *storeModel) apply(r request, now, nodeNow int64) reply {
 		e.counter++
 		m.entries[r.key] = e
 		return reply{counter: e.counter}
+	case opExtendIfOwner:
+		if !ok || e.owner != r.owner {
+			return reply{err: errNotOwner}
+		}
+		e.expireAt = nodeNow + r.ttl
+		m.entries[r.key] = e
+		return reply{}
+	case opLeaseGrant, opLeaseKeepAlive, opLeaseRevoke, opCreateWithLease, opFirstCreated, opLastCreatedBefore, opDelete:
+		return m.applyEtcd(r, nodeNow)
 	case opRaiseCounter:
 		if !ok {
 			e = modelEntry{version: m.newVersion(e, false)}
 		}
-		e.counter = max(e.counter, r.atLeast)
+		e.counter = max(e.counter, r.num)
 		m.entries[r.key] = e
 		return reply{counter: e.counter}
 	}
@@ -169,10 +267,12 @@ func TestStoreMatchesModel(t *testing.T) {
 		// Zero drift half the time, so that time lands exactly on expiry instants.
 		drift := rapid.OneOf(rapid.Just(int64(0)), rapid.Int64Range(-500_000, 500_000)).Draw(t, "node drift ppm")
 		w := storeWorld(t, restarting, quarantine, drift)
-		m := &storeModel{entries: map[string]modelEntry{}, restarting: restarting, up: true,
+		m := &storeModel{entries: map[string]modelEntry{}, leases: map[uint64]modelLease{}, restarting: restarting, up: true,
 			quarantine: quarantine, restartAt: -1, ttl: int64(w.cfg.TTL)}
 		var versions []uint64 // every version the node handed out, in order
-		key := rapid.SampledFrom([]string{"k", "j"})
+		key := rapid.SampledFrom([]string{"k", "j", "m/1", "m/2", "m/3"})
+		prefix := rapid.SampledFrom([]string{"m/", "k", ""})
+		leaseID := func(t *rapid.T) uint64 { return rapid.Uint64Range(0, m.lastLease+1).Draw(t, "lease") }
 		owner := rapid.SampledFrom([]string{"h0", "h1"})
 		ms := func(t *rapid.T, label string) int64 {
 			return int64(rapid.IntRange(0, 40).Draw(t, label)) * int64(time.Millisecond)
@@ -184,7 +284,7 @@ func TestStoreMatchesModel(t *testing.T) {
 			if got != want {
 				t.Fatalf("%s %s at node time %d: got %+v, want %+v", r.op, r.key, nodeNow, got, want)
 			}
-			if got.err == errNone && got.item.Version != 0 && (r.op != opRead) {
+			if got.err == errNone && got.item.Version != 0 && r.op != opRead && r.op != opFirstCreated && r.op != opLastCreatedBefore {
 				versions = append(versions, got.item.Version)
 			}
 		}
@@ -213,8 +313,24 @@ func TestStoreMatchesModel(t *testing.T) {
 				check(t, request{op: opIncrement, key: key.Draw(t, "key")})
 			},
 			"raiseCounter": func(t *rapid.T) {
-				check(t, request{op: opRaiseCounter, key: key.Draw(t, "key"), atLeast: rapid.Uint64Range(0, 8).Draw(t, "at least")})
+				check(t, request{op: opRaiseCounter, key: key.Draw(t, "key"), num: rapid.Uint64Range(0, 8).Draw(t, "at least")})
 			},
+			"extendIfOwner": func(t *rapid.T) {
+				check(t, request{op: opExtendIfOwner, key: key.Draw(t, "key"), owner: owner.Draw(t, "owner"), ttl: int64(rapid.IntRange(1, 40).Draw(t, "ttl ms")) * int64(time.Millisecond)})
+			},
+			"leaseGrant": func(t *rapid.T) {
+				check(t, request{op: opLeaseGrant, ttl: int64(rapid.IntRange(1, 40).Draw(t, "ttl ms")) * int64(time.Millisecond)})
+			},
+			"leaseKeepAlive": func(t *rapid.T) { check(t, request{op: opLeaseKeepAlive, num: leaseID(t)}) },
+			"leaseRevoke":    func(t *rapid.T) { check(t, request{op: opLeaseRevoke, num: leaseID(t)}) },
+			"createWithLease": func(t *rapid.T) {
+				check(t, request{op: opCreateWithLease, key: key.Draw(t, "key"), owner: owner.Draw(t, "owner"), num: leaseID(t)})
+			},
+			"firstCreated": func(t *rapid.T) { check(t, request{op: opFirstCreated, key: prefix.Draw(t, "prefix")}) },
+			"lastCreatedBefore": func(t *rapid.T) {
+				check(t, request{op: opLastCreatedBefore, key: prefix.Draw(t, "prefix"), num: rapid.Uint64Range(0, m.revision+1).Draw(t, "rev")})
+			},
+			"delete": func(t *rapid.T) { check(t, request{op: opDelete, key: key.Draw(t, "key")}) },
 			"time passes": func(t *rapid.T) {
 				w.now += ms(t, "advance")
 			},
@@ -231,7 +347,11 @@ func TestStoreMatchesModel(t *testing.T) {
 					t.Skip("not down")
 				}
 				if w.plan.Events[0].Wipe {
-					clear(m.entries) // a volatile node forgets; the version counter is a boot epoch and survives
+					// A volatile node forgets its data, leases and revision; the
+					// version counter and lease IDs are a boot epoch and survive.
+					clear(m.entries)
+					clear(m.leases)
+					m.revision = 0
 				}
 				w.endFault(0)
 				m.up, m.restartAt = true, w.now

@@ -10,6 +10,7 @@ package algotest
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
@@ -33,6 +34,7 @@ func NewWorld(n int) *World {
 		w.Nodes = append(w.Nodes, &Node{
 			w: w, name: fmt.Sprintf("n%d", i+1),
 			items: map[string]stored{}, counters: map[string]uint64{},
+			leases: map[uint64][2]time.Duration{}, leaseKeys: map[string]uint64{},
 		})
 	}
 	return w
@@ -45,6 +47,12 @@ type Node struct {
 	items    map[string]stored
 	counters map[string]uint64
 	version  uint64
+	// The etcd-style state: store revision, leases (ID to true-time
+	// deadline and TTL), the keys attached to each, the last lease ID.
+	revision  uint64
+	leases    map[uint64][2]time.Duration
+	leaseKeys map[string]uint64
+	lastLease uint64
 
 	// Down makes every call fail with ErrServerDown without being applied.
 	Down bool
@@ -77,6 +85,7 @@ func (n *Node) Counter(key string) uint64 { return n.counters[key] }
 func (n *Node) Restart() {
 	n.items = map[string]stored{}
 	n.counters = map[string]uint64{}
+	n.leases, n.leaseKeys, n.revision = map[uint64][2]time.Duration{}, map[string]uint64{}, 0
 }
 
 func (n *Node) live(key string) (stored, bool) {
@@ -184,6 +193,139 @@ func (n *Node) RaiseCounter(key string, atLeast uint64) (uint64, error) {
 		return nil
 	})
 	return v, err
+}
+
+func (n *Node) ExtendIfOwner(key, owner string, ttl time.Duration) error {
+	return n.call(fmt.Sprintf("extend %s %s %v", key, owner, ttl), func() error {
+		s, ok := n.live(key)
+		if !ok || s.item.Owner != owner {
+			return algorithm.ErrNotOwner
+		}
+		s.deadline = n.w.Clock + ttl
+		n.items[key] = s
+		return nil
+	})
+}
+
+// expireLeases ends the leases past their deadline, with their keys.
+// Map order does not matter: every expired lease ends.
+func (n *Node) expireLeases() {
+	for id, l := range n.leases {
+		if n.w.Clock >= l[0] {
+			n.endLease(id)
+		}
+	}
+}
+
+func (n *Node) endLease(id uint64) {
+	for key, l := range n.leaseKeys {
+		if l == id {
+			delete(n.leaseKeys, key)
+			delete(n.items, key)
+			n.revision++
+		}
+	}
+	delete(n.leases, id)
+}
+
+func (n *Node) LeaseGrant(ttl time.Duration) (uint64, error) {
+	var id uint64
+	err := n.call(fmt.Sprintf("lease-grant %v", ttl), func() error {
+		n.expireLeases()
+		n.lastLease++
+		id = n.lastLease
+		n.leases[id] = [2]time.Duration{n.w.Clock + ttl, ttl}
+		return nil
+	})
+	return id, err
+}
+
+func (n *Node) LeaseKeepAlive(lease uint64) error {
+	return n.call(fmt.Sprintf("keep-alive %d", lease), func() error {
+		n.expireLeases()
+		l, ok := n.leases[lease]
+		if !ok {
+			return algorithm.ErrLeaseNotFound
+		}
+		n.leases[lease] = [2]time.Duration{n.w.Clock + l[1], l[1]}
+		return nil
+	})
+}
+
+func (n *Node) LeaseRevoke(lease uint64) error {
+	return n.call(fmt.Sprintf("revoke %d", lease), func() error {
+		n.expireLeases()
+		if _, ok := n.leases[lease]; !ok {
+			return algorithm.ErrLeaseNotFound
+		}
+		n.endLease(lease)
+		return nil
+	})
+}
+
+func (n *Node) CreateWithLease(key, owner string, lease uint64) (algorithm.Item, error) {
+	var it algorithm.Item
+	err := n.call(fmt.Sprintf("create %s %s lease %d", key, owner, lease), func() error {
+		n.expireLeases()
+		if s, ok := n.live(key); ok {
+			it = s.item
+			return algorithm.ErrKeyAlreadyExists
+		}
+		if _, ok := n.leases[lease]; !ok {
+			return algorithm.ErrLeaseNotFound
+		}
+		n.revision++
+		n.version++
+		it = algorithm.Item{Key: key, Owner: owner, Version: n.version, CreateRevision: n.revision}
+		n.items[key] = stored{item: it}
+		n.leaseKeys[key] = lease
+		return nil
+	})
+	return it, err
+}
+
+// byCreate is the live etcd-style key under prefix with the lowest (first)
+// or else the highest create revision below before.
+func (n *Node) byCreate(what, prefix string, first bool, before uint64) (algorithm.Item, error) {
+	var it algorithm.Item
+	err := n.call(what, func() error {
+		n.expireLeases()
+		found := false
+		for _, s := range n.items {
+			c := s.item.CreateRevision
+			if c == 0 || !strings.HasPrefix(s.item.Key, prefix) || (!first && c >= before) {
+				continue
+			}
+			if !found || (first == (c < it.CreateRevision)) {
+				it, found = s.item, true
+			}
+		}
+		if !found {
+			return algorithm.ErrKeyNotFound
+		}
+		return nil
+	})
+	return it, err
+}
+
+func (n *Node) FirstCreated(prefix string) (algorithm.Item, error) {
+	return n.byCreate("first-created "+prefix, prefix, true, 0)
+}
+
+func (n *Node) LastCreatedBefore(prefix string, rev uint64) (algorithm.Item, error) {
+	return n.byCreate(fmt.Sprintf("last-created %s before %d", prefix, rev), prefix, false, rev)
+}
+
+func (n *Node) Delete(key string) error {
+	return n.call("delete "+key, func() error {
+		n.expireLeases()
+		if _, ok := n.items[key]; ok {
+			delete(n.items, key)
+			delete(n.leaseKeys, key)
+			n.revision++
+		}
+		return nil
+	})
 }
 
 // Env is one client thread's view of a World.

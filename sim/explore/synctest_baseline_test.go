@@ -251,9 +251,21 @@ func (s fakeServer) RemoveKey(key string, version uint64) error {
 func (fakeServer) SetIfAbsentTTL(string, string, time.Duration) (algorithm.Item, error) {
 	return algorithm.Item{}, errNotInFake
 }
-func (fakeServer) CompareAndDelete(string, string) error       { return errNotInFake }
-func (fakeServer) Increment(string) (uint64, error)            { return 0, errNotInFake }
-func (fakeServer) RaiseCounter(string, uint64) (uint64, error) { return 0, errNotInFake }
+func (fakeServer) CompareAndDelete(string, string) error             { return errNotInFake }
+func (fakeServer) Increment(string) (uint64, error)                  { return 0, errNotInFake }
+func (fakeServer) RaiseCounter(string, uint64) (uint64, error)       { return 0, errNotInFake }
+func (fakeServer) ExtendIfOwner(string, string, time.Duration) error { return errNotInFake }
+func (fakeServer) LeaseGrant(time.Duration) (uint64, error)          { return 0, errNotInFake }
+func (fakeServer) LeaseKeepAlive(uint64) error                       { return errNotInFake }
+func (fakeServer) LeaseRevoke(uint64) error                          { return errNotInFake }
+func (fakeServer) CreateWithLease(string, string, uint64) (algorithm.Item, error) {
+	return algorithm.Item{}, errNotInFake
+}
+func (fakeServer) FirstCreated(string) (algorithm.Item, error) { return algorithm.Item{}, errNotInFake }
+func (fakeServer) LastCreatedBefore(string, uint64) (algorithm.Item, error) {
+	return algorithm.Item{}, errNotInFake
+}
+func (fakeServer) Delete(string) error { return errNotInFake }
 
 // synctestRun is one hand-rolled run of cfg: every client thread runs the
 // original until cfg.Duration of fake time has passed. It returns the RPCs
