@@ -24,9 +24,9 @@ var long = flag.Bool("long", false, "run long searches (more seeds, full shrinki
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// rapid's fail files would land inside the package; the hunt tests log
-	// a repro file and its replay command instead.
-	_ = flag.Set("rapid.nofailfile", "true")
+	// rapid keeps a fail file of each shrunk counterexample under
+	// testdata/rapid (ignored by git): -rapid.failfile=FILE replays it in
+	// the test that found it, beside the repro file the hunts log.
 	if !*long {
 		// rapid shrinks for up to 30s by default; a few seconds already
 		// reach a small plan, and go test ./... must stay under two minutes.
