@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"sort"
 	"strings"
@@ -29,6 +30,58 @@ const (
 // Porcupine runs without a timeout (a timeout would be wall-clock time). Its
 // HTML is not byte-stable: never compare it with a golden file.
 func PorcupineHTML(w io.Writer, h model.History, plan faults.Plan, which string) error {
+	return PorcupinePage(w, h, plan, which, PageInfo{})
+}
+
+// PageInfo is what a porcupine page says of itself above the diagram: what
+// ran, what broke, how to replay it, and where it was linked from.
+type PageInfo struct {
+	Variant   string
+	Seed      uint64
+	Violation string // the first violation, in words
+	Replay    string // the command that replays the run
+	Back      string // a link back, e.g. to the matrix (relative)
+}
+
+// PorcupinePage is PorcupineHTML with the page titled by info and a header
+// that says it, so a page saved or shared on its own still tells what it
+// shows.
+func PorcupinePage(w io.Writer, h model.History, plan faults.Plan, which string, info PageInfo) error {
+	if info == (PageInfo{}) {
+		return visualize(w, h, plan, which)
+	}
+	var b strings.Builder
+	if err := visualize(&b, h, plan, which); err != nil {
+		return err
+	}
+	page := b.String()
+	title := fmt.Sprintf("locksim: %s, seed %d", info.Variant, info.Seed)
+	if info.Violation != "" {
+		title += ": " + info.Violation
+	}
+	header := "<div style=\"font-family:sans-serif;margin:8px 0 16px\"><h2 style=\"margin:0\">" + html.EscapeString(title) + "</h2>"
+	if info.Replay != "" {
+		header += "<p>replay: <code>" + html.EscapeString(info.Replay) + "</code></p>"
+	}
+	if info.Back != "" {
+		header += "<p><a href=\"" + html.EscapeString(info.Back) + "\">back to the matrix</a></p>"
+	}
+	header += "</div>"
+	if t := "<title>Porcupine</title>"; strings.Contains(page, t) {
+		page = strings.Replace(page, t, "<title>"+html.EscapeString(title)+"</title>", 1)
+	} else {
+		page = strings.Replace(page, "<head>", "<head><title>"+html.EscapeString(title)+"</title>", 1)
+	}
+	if i := strings.Index(page, "<body>"); i >= 0 {
+		page = page[:i+len("<body>")] + header + page[i+len("<body>"):]
+	} else {
+		page = header + page
+	}
+	_, err := io.WriteString(w, page)
+	return err
+}
+
+func visualize(w io.Writer, h model.History, plan faults.Plan, which string) error {
 	var (
 		m   porcupine.Model
 		ops []porcupine.Operation

@@ -80,3 +80,26 @@ func TestNearestSeq(t *testing.T) {
 		t.Errorf("empty history: %d", got)
 	}
 }
+
+// A page with its info is titled by the variant, seed and violation, and
+// says the replay command and links back, escaped.
+func TestPorcupinePageIsTitledAndLinksBack(t *testing.T) {
+	h, plan, _ := pausedHolder()
+	var b bytes.Buffer
+	info := PageInfo{Variant: "fix-<x>", Seed: 7, Violation: "mutual-exclusion at 1s", Replay: "locksim replay -seed 7", Back: "../VARIANTS.md"}
+	if err := PorcupinePage(&b, h, plan, "mutex", info); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<title>locksim: fix-&lt;x&gt;, seed 7: mutual-exclusion at 1s</title>",
+		"<code>locksim replay -seed 7</code>", `<a href="../VARIANTS.md">back to the matrix</a>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Count(page, "<title>") != 1 {
+		t.Errorf("%d titles", strings.Count(page, "<title>"))
+	}
+}

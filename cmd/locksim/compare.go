@@ -179,7 +179,19 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 	}
 	path := filepath.Join(o.cellsDir, fmt.Sprintf("%s-%s-seed-%d.html", r.Variant, r.Cell.Class, r.First.Seed))
 	var b bytes.Buffer
-	if err := reports.PorcupineHTML(&b, r.First.History, r.First.Plan, porcupineModel(r.First.Verdict)); err != nil {
+	info := reports.PageInfo{Variant: r.Variant, Seed: r.First.Seed, Replay: explore.ReplayCommand(r.Target, r.First.Seed)}
+	if len(r.First.Verdict.Violations) > 0 {
+		info.Violation = r.First.Verdict.Violations[0].String()
+	}
+	for _, report := range []string{o.html, o.md} {
+		if report != "" {
+			if back, err := filepath.Rel(o.cellsDir, report); err == nil {
+				info.Back = filepath.ToSlash(back)
+				break
+			}
+		}
+	}
+	if err := reports.PorcupinePage(&b, r.First.History, r.First.Plan, porcupineModel(r.First.Verdict), info); err != nil {
 		return "", err
 	}
 	if err := explore.WriteFileAtomic(path, b.Bytes()); err != nil {

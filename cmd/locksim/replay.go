@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -97,8 +98,16 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err := printTimeline(stdout, o, *trace); err != nil {
 		return f.fail(stderr, err)
 	}
+	replay := sc.replayCommand(rp.target, rp.seed)
+	if rp.repro != nil {
+		replay = explore.ReplayFileCommand(rp.file)
+	}
 	if *htmlOut != "" {
-		if err := writeHTML(*htmlOut, o, *htmlModel); err != nil {
+		info := reports.PageInfo{Variant: rp.target.Variant.Name, Seed: rp.seed, Replay: replay}
+		if len(o.Verdict.Violations) > 0 {
+			info.Violation = o.Verdict.Violations[0].String()
+		}
+		if err := writeHTML(*htmlOut, o, *htmlModel, info); err != nil {
 			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
 		}
 		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
@@ -192,7 +201,7 @@ func (i indent) Write(p []byte) (int, error) {
 
 // writeHTML writes porcupine's visualisation of o with its plan's faults
 // annotated; kind is "mutex" or "counter" ("" picks from the verdict).
-func writeHTML(path string, o explore.Outcome, kind string) error {
+func writeHTML(path string, o explore.Outcome, kind string, info reports.PageInfo) error {
 	if kind == "" {
 		kind = "mutex"
 		if len(o.Verdict.Violations) > 0 && o.Verdict.Violations[0].Kind == model.LostUpdate {
@@ -200,7 +209,7 @@ func writeHTML(path string, o explore.Outcome, kind string) error {
 		}
 	}
 	var b bytes.Buffer
-	if err := porcupineHTML(&b, o, kind); err != nil {
+	if err := reports.PorcupinePage(&b, o.History, o.Plan, kind, info); err != nil {
 		return err
 	}
 	return explore.WriteFileAtomic(path, b.Bytes())
