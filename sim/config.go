@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/locksim/locksim/faults"
 )
 
 // Config is the shape of the simulated world and its workload. Every field
@@ -185,4 +187,14 @@ func (c Config) maxCallsNoSleep() int64 {
 		return c.MaxCallsNoSleep
 	}
 	return DefaultMaxCallsNoSleep
+}
+
+// Under is the config as plan p runs it: the plan's ThreadsPerHost, when
+// set, overrides the configured threads on every host. Every place that
+// checks or runs a plan goes through it, so the rule is written once.
+func (c Config) Under(p faults.Plan) Config {
+	if p.ThreadsPerHost > 0 {
+		c.ThreadsPerHost = p.ThreadsPerHost
+	}
+	return c
 }

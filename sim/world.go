@@ -113,10 +113,7 @@ func Run(s Scenario) (Result, error) {
 }
 
 func newWorld(s Scenario) (*world, error) {
-	cfg := s.Config
-	if s.Plan.ThreadsPerHost > 0 {
-		cfg.ThreadsPerHost = s.Plan.ThreadsPerHost
-	}
+	cfg := s.Config.Under(s.Plan)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

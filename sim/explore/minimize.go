@@ -73,10 +73,7 @@ type minimizer struct {
 // try runs a candidate and reports whether it still fails the same way.
 func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
 	m.runs++
-	cfg := t.Config
-	if p.ThreadsPerHost > 0 {
-		cfg.ThreadsPerHost = p.ThreadsPerHost
-	}
+	cfg := t.Config.Under(p)
 	if cfg.Validate() != nil || p.Validate(Target{Config: cfg}.Shape()) != nil {
 		return Outcome{}, false, nil // not a valid candidate: skip it
 	}

@@ -148,10 +148,7 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
 		return Repro{}, fmt.Errorf("repro: beyond: %v", err)
 	}
-	cfg := r.Config
-	if r.Plan.ThreadsPerHost > 0 {
-		cfg.ThreadsPerHost = r.Plan.ThreadsPerHost
-	}
+	cfg := r.Config.Under(r.Plan)
 	if err := r.Plan.Validate(Target{Config: cfg}.Shape()); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}

@@ -170,11 +170,7 @@ func (t Target) Validate() error {
 		}
 	}
 	if t.Plan != nil {
-		cfg := t.Config
-		if t.Plan.ThreadsPerHost > 0 {
-			cfg.ThreadsPerHost = t.Plan.ThreadsPerHost
-		}
-		if err := t.Plan.Validate(sim.ShapeOf(cfg)); err != nil {
+		if err := t.Plan.Validate(sim.ShapeOf(t.Config.Under(*t.Plan))); err != nil {
 			return fmt.Errorf("target: the plan does not fit the world or is not valid: %v", err)
 		}
 		if len(t.Beyond) > 0 {
