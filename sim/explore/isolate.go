@@ -379,9 +379,10 @@ func (w *worker) death() *failure {
 }
 
 // outOfMemory: the worker's output says it could not get memory (the Go
-// runtime's words, or the race detector's).
+// runtime's words, "fatal error: runtime: out of memory" or "out of memory
+// allocating heap arena metadata", or the race detector's).
 func outOfMemory(out string) bool {
-	return strings.Contains(out, "runtime: out of memory") || strings.Contains(out, "failed to allocate") ||
+	return strings.Contains(out, "out of memory") || strings.Contains(out, "failed to allocate") ||
 		strings.Contains(out, "cannot allocate memory")
 }
 
