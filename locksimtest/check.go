@@ -25,13 +25,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
@@ -146,7 +144,7 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 		return
 	}
 	f := res.Failures[0]
-	if len(f.History.Clients) == 0 && !workerKind(f) && f.Findings[0].Kind != model.Misuse {
+	if len(f.History.Clients) == 0 && !workerKind(f) {
 		// A sweep keeps no history: the seed runs again here for the
 		// timeline (it ran to its end in its worker, so it ends here too).
 		opt := explore.DefaultOptions()
@@ -195,7 +193,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 		t.Logf("locksim: %s: %s", which, o)
 		return
 	}
-	if *minimizeFlag && !workerKind(o) && o.Findings[0].Kind != model.Misuse {
+	if *minimizeFlag && !workerKind(o) {
 		if m, err := explore.Minimize(target, o.Seed, o.Plan, o.Findings[0].Kind, 0); err == nil {
 			t.Logf("locksim: minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs)
 			target = m.Target
@@ -215,7 +213,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 	r := explore.NewRepro(target, o)
 	r.Minimized = *minimizeFlag
 	path, err := explore.WriteRepro(t.ArtifactDir(), r)
-	run := "go test -run '" + runPattern(t.Name()) + "'"
+	run := "go test -run '" + explore.TestRunPattern(t.Name()) + "'"
 	if dir, werr := os.Getwd(); werr == nil {
 		run = "cd " + dir + " && " + run
 	}
@@ -242,18 +240,11 @@ func keptNote() string {
 	return " (removed after the test: go test -artifacts keeps it)"
 }
 
-func runPattern(name string) string {
-	var parts []string
-	for _, p := range strings.Split(name, "/") {
-		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
-	}
-	return strings.Join(parts, "/")
-}
-
-// workerKind: a finding of a run that took its worker down.
+// workerKind: a finding of a run that took its worker down, or may take
+// this process down.
 func workerKind(o explore.Outcome) bool {
 	for _, v := range o.Verdict.Violations {
-		if v.Kind == model.Crash || v.Kind == model.Hang || v.Kind == model.Memory {
+		if v.Kind.IsProcessDeath() {
 			return true
 		}
 	}

@@ -232,6 +232,14 @@ func (k ViolationKind) IsSafety() bool {
 	return k == MutualExclusion || k == LostUpdate || k == DataLoss
 }
 
+// IsProcessDeath reports whether the kind is of a run that took its worker
+// process down, or may take the process it runs in down: crash, hang,
+// memory, misuse. Such a run must not be run again in a process that
+// matters (to minimise it, to draw its timeline).
+func (k ViolationKind) IsProcessDeath() bool {
+	return k == Crash || k == Hang || k == Memory || k == Misuse
+}
+
 // IsLiveness reports whether the kind is a liveness violation: a wait or
 // an item left behind.
 func (k ViolationKind) IsLiveness() bool { return k == Liveness || k == Leftover }

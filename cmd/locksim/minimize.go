@@ -45,7 +45,7 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if workerKind(k) {
+	if k.IsProcessDeath() {
 		return f.fail(stderr, fmt.Errorf("cannot minimise a %s finding: minimize runs its candidates in this process, which the %s would take down; replay %s shows it in a worker", k, k, pos[0]))
 	}
 	t := r.Target()
@@ -148,9 +148,4 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
-}
-
-// workerKind: a finding of a run that takes its process down, or may.
-func workerKind(k model.ViolationKind) bool {
-	return k == model.Crash || k == model.Hang || k == model.Memory || k == model.Misuse
 }

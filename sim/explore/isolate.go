@@ -124,15 +124,21 @@ func TestWorkerCommand(name string) []string {
 			argv = append(argv, a)
 		}
 	}
-	var parts []string
-	for _, p := range strings.Split(name, "/") {
-		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
-	}
-	pattern := strings.Join(parts, "/")
+	pattern := TestRunPattern(name)
 	if strings.HasPrefix(name, "Benchmark") {
 		return append(argv, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime=1x", "-test.count=1")
 	}
 	return append(argv, "-test.run="+pattern, "-test.count=1")
+}
+
+// TestRunPattern is the -test.run (or -test.bench) pattern that selects
+// exactly the test or subtest named name (testing.TB.Name()).
+func TestRunPattern(name string) string {
+	var parts []string
+	for _, p := range strings.Split(name, "/") {
+		parts = append(parts, "^"+regexp.QuoteMeta(p)+"$")
+	}
+	return strings.Join(parts, "/")
 }
 
 // fingerprint names an isolated call: what its seeds run. A worker serves
