@@ -49,23 +49,26 @@ type compareOutputs struct {
 	linkBase       string // the directory links in the reports are relative to
 }
 
+// compareAbout is compare's -h text.
+var compareAbout = "Runs every variant against every fault class, the same seeds 1..N in every cell, each drawn\n" +
+	"inside the variant's envelope, and prints the matrix as Markdown on stdout (progress on\n" +
+	"stderr). Per cell: seeds with a bug (a promised property broken inside the envelope), the\n" +
+	"kinds (M lock level, U resource level, L liveness, A abort), the seed of the first bug,\n" +
+	"the size of its minimised fault plan and the command that replays it; a clean cell says\n" +
+	"what failure rate its seeds rule out with 95% confidence. Apart from it, -costs N seeds per\n" +
+	"variant and assumption it makes, drawn to break that assumption alone: what it costs.\n" +
+	"Per variant: grants\n" +
+	"per simulated minute, acquire latency p50/p99, availability, messages per grant, pooled\n" +
+	"over all its runs. The output is deterministic: the same flags give the same bytes, whatever\n" +
+	"-parallel is. -md writes it under a note naming the command that regenerates it.\n" +
+	"-html writes a page with charts, linking each failing cell to porcupine's visualisation of\n" +
+	"its first counterexample (written into -out, or next to the page). Exit 0 once the reports\n" +
+	"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n" +
+	"a quick compare: " + strings.Join(quickArgs(), " ") + "."
+
 func compareCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("compare", "locksim compare [-seeds N] [-costs N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
-		"Runs every variant against every fault class, the same seeds 1..N in every cell, each drawn\n"+
-			"inside the variant's envelope, and prints the matrix as Markdown on stdout (progress on\n"+
-			"stderr). Per cell: seeds with a bug (a promised property broken inside the envelope), the\n"+
-			"kinds (M lock level, U resource level, L liveness, A abort), the seed of the first bug,\n"+
-			"the size of its minimised fault plan and the command that replays it; a clean cell says\n"+
-			"what failure rate its seeds rule out with 95% confidence. Apart from it, -costs N seeds per\n"+
-			"variant and assumption it makes, drawn to break that assumption alone: what it costs.\n"+
-			"Per variant: grants\n"+
-			"per simulated minute, acquire latency p50/p99, availability, messages per grant, pooled\n"+
-			"over all its runs. The output is deterministic: the same flags give the same bytes, whatever\n"+
-			"-parallel is. -md writes it under a note naming the command that regenerates it.\n"+
-			"-html writes a page with charts, linking each failing cell to porcupine's visualisation of\n"+
-			"its first counterexample (written into -out, or next to the page). Exit 0 once the reports\n"+
-			"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n"+
-			"a quick compare: "+strings.Join(quickArgs(), " ")+".",
+		compareAbout,
 		"locksim compare -seeds 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
 		"locksim compare -seeds 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
 		"locksim compare -seeds 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")

@@ -12,16 +12,19 @@ import (
 	"github.com/locksim/locksim/sim/explore"
 )
 
+// replayAbout is replay's -h text.
+const replayAbout = "Re-runs a failure: from a repro file (variant, config, seed, plan and the recorded verdict),\n" +
+	"or from a seed whose plan is redrawn from -faults. With a file it checks that the verdict\n" +
+	"and trace hash equal the recorded ones and says clearly when they do not (and when the\n" +
+	"file came from another locksim version). Judges each violation against the variant's\n" +
+	"envelope, as run and sweep do, and prints the timeline around the first violation;\n" +
+	"-html writes porcupine's visualisation with the plan's faults as annotations.\n" +
+	"Exit 0: no bug now; 1: a bug (with -strict: any violation), reproduced or not; 2: bad\n" +
+	"usage or input."
+
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("replay", "locksim replay FILE [-strict] [-trace] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [-beyond ASSUMPTION,...] [scenario flags] [-trace] [-html OUT.html]",
-		"Re-runs a failure: from a repro file (variant, config, seed, plan and the recorded verdict),\n"+
-			"or from a seed whose plan is redrawn from -faults. With a file it checks that the verdict\n"+
-			"and trace hash equal the recorded ones and says clearly when they do not (and when the\n"+
-			"file came from another locksim version). Judges each violation against the variant's\n"+
-			"envelope, as run and sweep do, and prints the timeline around the first violation;\n"+
-			"-html writes porcupine's visualisation with the plan's faults as annotations.\n"+
-			"Exit 0: no bug now; 1: a bug (with -strict: any violation), reproduced or not; 2: bad\n"+
-			"usage or input.",
+		replayAbout,
 		"locksim replay repros/original-seed-2.json",
 		"locksim replay repros/original-seed-2-min.json -trace -html seed2.html",
 		"locksim replay -variant original -seed 7 -faults threads -duration 3m")
@@ -44,37 +47,12 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if *htmlModel != "" && *htmlModel != "mutex" && *htmlModel != "counter" {
 		return f.fail(stderr, fmt.Errorf("-html-model %q is not mutex or counter", *htmlModel))
 	}
-	var rp replayed
-	switch {
-	case len(pos) > 1:
-		return f.fail(stderr, fmt.Errorf("give one repro file, not %d", len(pos)))
-	case len(pos) == 1:
-		if flag := firstScenarioFlag(f); flag != "" {
-			return f.fail(stderr, fmt.Errorf("give a repro file or -%s, not both", flag))
-		}
-		r, err := explore.ReadRepro(pos[0])
-		if err != nil {
-			return f.fail(stderr, err)
-		}
-		opt, err := sc.runOptions()
-		if err != nil {
-			return f.fail(stderr, err)
-		}
-		if !f.set("liveness-bound") {
-			opt.Check = r.CheckOptions() // the bound the verdict was recorded with
-		}
-		rp = replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt, iso: iso}
-		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
-	default:
-		t, err := sc.target(f)
-		if err != nil {
-			return f.fail(stderr, err)
-		}
-		opt, err := sc.runOptions()
-		if err != nil {
-			return f.fail(stderr, err)
-		}
-		rp = replayed{target: t, seed: *seed, opt: opt, iso: iso}
+	rp, err := chooseReplay(f, &sc, pos, *seed, iso)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	if rp.repro != nil {
+		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", rp.file, rp.repro.Version)
 	}
 	describeTarget(stdout, rp.target)
 	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
@@ -123,6 +101,37 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// chooseReplay is what the arguments ask to replay: a repro file (with the
+// check options its verdict was recorded with), or a seed of the scenario
+// flags.
+func chooseReplay(f *cmdFlags, sc *scenarioFlags, pos []string, seed uint64, iso *explore.Isolation) (replayed, error) {
+	opt, err := sc.runOptions()
+	if err != nil {
+		return replayed{}, err
+	}
+	switch {
+	case len(pos) > 1:
+		return replayed{}, fmt.Errorf("give one repro file, not %d", len(pos))
+	case len(pos) == 1:
+		if flag := firstScenarioFlag(f); flag != "" {
+			return replayed{}, fmt.Errorf("give a repro file or -%s, not both", flag)
+		}
+		r, err := explore.ReadRepro(pos[0])
+		if err != nil {
+			return replayed{}, err
+		}
+		if !f.set("liveness-bound") {
+			opt.Check = r.CheckOptions() // the bound the verdict was recorded with
+		}
+		return replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt, iso: iso}, nil
+	}
+	t, err := sc.target(f)
+	if err != nil {
+		return replayed{}, err
+	}
+	return replayed{target: t, seed: seed, opt: opt, iso: iso}, nil
 }
 
 // replayed is what to re-run: a repro file's scenario or a seed's.
