@@ -221,7 +221,7 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 		n.store.by = int32(m.from.client())
 		n.store.apply(&m.req, n.clock.local(w.now), &m.rep)
 		w.mix(uint64(ni), uint64(m.req.op), uint64(m.rep.err), m.rep.item.Version)
-		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL) {
+		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL || m.req.op == opCreateWithLease) {
 			w.itemWritten(n, m)
 		}
 		if w.tracing {

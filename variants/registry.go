@@ -1,7 +1,7 @@
 // Package variants is the registry of lock algorithms locksim can run: the
 // original (from package algorithm), one variant per bug of the original that
-// fixes only that bug, the corrected lock with every fix, the fenced lock and
-// Redlock. A reviewer adds a variant by adding one file whose init() calls
+// fixes only that bug, the corrected lock with every fix, the fenced lock,
+// Redlock, and etcd's mutex with and without fencing. A reviewer adds a variant by adding one file whose init() calls
 // Register; nothing else needs to change.
 package variants
 
@@ -28,6 +28,8 @@ var rank = []string{
 	"corrected",
 	"fenced",
 	"redlock",
+	"etcd-mutex",
+	"etcd-fenced",
 }
 
 var registered = map[string]algorithm.Variant{}
