@@ -54,7 +54,7 @@ func init() {
 	for _, fenced := range []bool{false, true} {
 		v := algorithm.Variant{
 			Name:    "etcd-mutex",
-			Summary: "etcd's concurrency.Mutex on one node: a key per session lease, the lowest create revision holds",
+			Summary: "etcd's concurrency.Mutex on one node: no validity, so a pause past the lease gives two holders (Jepsen, etcd 3.4.3)",
 			New:     func() algorithm.Lock { return &etcdMutex{} },
 			Envelope: algorithm.Envelope{
 				Promises: algorithm.MutualExclusion | algorithm.ResourceSafety | algorithm.Liveness,
@@ -64,7 +64,7 @@ func init() {
 		}
 		if fenced {
 			v.Name = "etcd-fenced"
-			v.Summary = "etcd's mutex with the key's create revision as the fencing token"
+			v.Summary = "etcd's mutex + the key's create revision as fencing token: the resource refuses the paused holder"
 			v.New = func() algorithm.Lock { return &etcdMutex{fenced: true} }
 			// Fencing promises the resource, not the lock: a paused holder
 			// still believes, the resource refuses it.
