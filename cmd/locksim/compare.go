@@ -103,6 +103,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			opts.Variants = append(opts.Variants, v)
 		}
+	} else {
+		opts.Variants = variants.All()
 	}
 	var err error
 	if opts.Classes, err = faults.ParseClasses(*classList); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 func minimizeCmd(args []string, stdout, stderr io.Writer) int {
@@ -37,7 +38,7 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if *maxRuns < 1 {
 		return f.fail(stderr, fmt.Errorf("-max-runs %d must be at least 1", *maxRuns))
 	}
-	r, err := explore.ReadRepro(pos[0])
+	r, err := explore.ReadRepro(pos[0], variants.Lookup)
 	if err != nil {
 		return f.fail(stderr, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 )
 
 // replayAbout is replay's -h text.
@@ -118,7 +119,7 @@ func chooseReplay(f *cmdFlags, sc *scenarioFlags, pos []string, seed uint64, iso
 		if flag := firstScenarioFlag(f); flag != "" {
 			return replayed{}, fmt.Errorf("give a repro file or -%s, not both", flag)
 		}
-		r, err := explore.ReadRepro(pos[0])
+		r, err := explore.ReadRepro(pos[0], variants.Lookup)
 		if err != nil {
 			return replayed{}, err
 		}

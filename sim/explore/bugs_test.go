@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/variants"
 )
 
 var (
@@ -179,7 +180,7 @@ func TestBugsDocumentReplays(t *testing.T) {
 	}
 	for _, ref := range refs {
 		t.Run(filepath.Base(ref[1]), func(t *testing.T) {
-			r, err := ReadRepro(filepath.Join("../..", ref[1]))
+			r, err := ReadRepro(filepath.Join("../..", ref[1]), variants.Lookup)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -15,7 +16,6 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/variants"
 )
 
 // CompareMinimizeRuns bounds the minimisation of each failing cell's first
@@ -25,7 +25,7 @@ const CompareMinimizeRuns = 300
 
 // CompareOptions say which matrix to fill and how hard to look.
 type CompareOptions struct {
-	Variants []algorithm.Variant // rows, in this order; empty: every registered variant (variants.All order)
+	Variants []algorithm.Variant // rows, in this order (the CLI passes variants.All())
 	Classes  []faults.Class      // columns, in this order; empty: faults.Classes
 	Seeds    int                 // seeds per cell, 1..Seeds; 0 is an error
 	// CostSeeds, when positive, adds the cost table: per variant and each
@@ -190,7 +190,7 @@ func (o CompareOptions) world(classes []faults.Class) []WorldField {
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {
 	if len(o.Variants) == 0 {
-		o.Variants = variants.All()
+		return o, errors.New("compare: no variants to compare (the CLI passes variants.All())")
 	}
 	if len(o.Classes) == 0 {
 		o.Classes = slices.Clone(faults.Classes)

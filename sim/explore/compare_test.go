@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/variants"
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
@@ -34,7 +35,7 @@ var (
 	variantsGolden = compareGolden{
 		path:    "../../reports/VARIANTS.md",
 		command: CommandPrefix + " compare -seeds 200 -costs 200 -md reports/VARIANTS.md",
-		opts:    CompareOptions{Seeds: 200, CostSeeds: 200, Config: sim.DefaultConfig(), Minimize: true},
+		opts:    CompareOptions{Seeds: 200, CostSeeds: 200, Config: sim.DefaultConfig(), Minimize: true, Variants: variants.All()},
 	}
 )
 
@@ -184,7 +185,8 @@ func TestCompareCells(t *testing.T) {
 
 func TestCompareRejectsBadOptions(t *testing.T) {
 	for name, opts := range map[string]CompareOptions{
-		"no seeds":         {Config: sim.DefaultConfig()},
+		"no seeds":         {Config: sim.DefaultConfig(), Variants: variants.All()},
+		"no variants":      {Seeds: 1, Config: sim.DefaultConfig()},
 		"unknown variant":  {Seeds: 1, Config: sim.DefaultConfig(), Variants: []algorithm.Variant{{Name: "nope"}}},
 		"bad config":       {Seeds: 1, Config: sim.Config{}},
 		"negative workers": {Seeds: 1, Config: sim.DefaultConfig(), Parallel: -1},

@@ -147,7 +147,7 @@ func TestReproRoundTripAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := DecodeRepro(data)
+	r, err := DecodeRepro(data, variants.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestReproRoundTripAndReplay(t *testing.T) {
   ]`, 1),
 	}
 	for name, in := range bad {
-		if _, err := DecodeRepro([]byte(in)); err == nil || !strings.HasPrefix(err.Error(), "repro: ") {
+		if _, err := DecodeRepro([]byte(in), variants.Lookup); err == nil || !strings.HasPrefix(err.Error(), "repro: ") {
 			t.Errorf("%s: want a repro: error, got %v", name, err)
 		}
 	}

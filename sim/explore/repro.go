@@ -16,7 +16,6 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/variants"
 )
 
 // ReproFormat is the repro file format's version; bump it on any change a
@@ -94,9 +93,14 @@ func (r Repro) Encode() ([]byte, error) {
 // DecodeRepro reads a repro strictly: unknown fields, trailing data, other
 // formats, unknown variants and invalid configs or plans are errors that say
 // what is wrong.
-func DecodeRepro(data []byte) (Repro, error) {
-	return decodeRepro(data, variants.Lookup)
+func DecodeRepro(data []byte, lookup Lookup) (Repro, error) {
+	return decodeRepro(data, lookup)
 }
+
+// Lookup finds the variant a repro file names: variants.Lookup for the
+// registered ones (what the CLI passes); a test of a lock of its own
+// passes its own (or uses DecodeReproFor). The engine knows no names.
+type Lookup func(name string) (algorithm.Variant, error)
 
 // DecodeReproFor reads a repro of variant v, a lock that need not be
 // registered (one defined in a user's own module): the file must name v.
@@ -162,13 +166,13 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 	return r, nil
 }
 
-// ReadRepro reads and decodes a repro file.
-func ReadRepro(path string) (Repro, error) {
+// ReadRepro reads and decodes a repro file, its variant found by lookup.
+func ReadRepro(path string, lookup Lookup) (Repro, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}
-	r, err := DecodeRepro(data)
+	r, err := DecodeRepro(data, lookup)
 	if err != nil {
 		return Repro{}, fmt.Errorf("%s: %v", path, err)
 	}
@@ -216,7 +220,7 @@ func (r Repro) scenarioKey() []byte {
 
 // sameScenario reports whether data is a repro of r's scenario.
 func sameScenario(data []byte, r Repro) bool {
-	old, err := DecodeRepro(data)
+	old, err := DecodeReproFor(data, r.variant)
 	return err == nil && string(old.scenarioKey()) == string(r.scenarioKey())
 }
 

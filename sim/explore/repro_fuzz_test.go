@@ -37,7 +37,7 @@ func FuzzDecodeRepro(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := explore.DecodeRepro(data)
+		r, err := explore.DecodeRepro(data, variants.Lookup)
 		if err != nil {
 			return
 		}
@@ -45,7 +45,7 @@ func FuzzDecodeRepro(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Encode of a decoded repro: %v", err)
 		}
-		r2, err := explore.DecodeRepro(again)
+		r2, err := explore.DecodeRepro(again, variants.Lookup)
 		if err != nil {
 			t.Fatalf("re-decode of an accepted repro: %v\n%s", err, again)
 		}

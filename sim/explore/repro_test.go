@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
 )
 
 // WriteFileAtomic replaces a file whole and leaves no temporary behind.
@@ -56,7 +57,7 @@ func TestReproNamesDoNotCollide(t *testing.T) {
 		t.Errorf("the same scenario wrote %s, then %s", a, again)
 	}
 	for _, p := range []string{a, b} {
-		if _, err := ReadRepro(p); err != nil {
+		if _, err := ReadRepro(p, variants.Lookup); err != nil {
 			t.Error(err)
 		}
 	}

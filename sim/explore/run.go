@@ -4,8 +4,9 @@
 // tests are thin layers over it, so a failure found by either is replayed
 // and minimised the same way.
 //
-// It sits above sim: it imports sim, model, faults, and variants (to read
-// repro files, which name their variant).
+// It sits above sim: it imports sim, model and faults. It takes variants as
+// values and knows none by name: a repro file names its variant, and the
+// caller says where to find it (Lookup; the CLI passes variants.Lookup).
 package explore
 
 import (

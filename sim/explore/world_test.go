@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
 )
 
 // TestWorldDrawCoversItsRanges draws the whole world for many seeds: every
@@ -115,7 +116,7 @@ func TestReproRecordsTheSeedsWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeRepro(data)
+	back, err := DecodeRepro(data, variants.Lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
