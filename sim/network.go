@@ -62,12 +62,7 @@ func (w *world) cut(from, to endpoint) bool {
 // latency draws one message's one-way delay.
 func (w *world) latency() int64 {
 	r := &w.netRand
-	var d int64
-	if n := w.latencySpan; n != 0 {
-		d = int64(w.cfg.LatencyMin) + int64(r.uint64n(n)) // what between would draw
-	} else {
-		d = between(r, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
-	}
+	d := between(r, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
 	if w.cfg.LatencyTail > 0 && chance(r, 10_000) { // 1% of messages are slow
 		d += between(r, 0, int64(w.cfg.LatencyTail))
 	}

@@ -39,10 +39,6 @@ type world struct {
 	freeMsgs []int32
 	netRand  stream
 	pointRnd stream
-	// latencySpan is how many values the latency draw takes (between's
-	// LatencyMax-LatencyMin+1), or 0 when latency must call between: a fixed
-	// latency draws nothing, and an overflowing range panics there.
-	latencySpan uint64
 	parts       []partition
 
 	resource resource
@@ -130,9 +126,6 @@ func newWorld(s Scenario) (*world, error) {
 		quarantine: s.Variant.Envelope.Quarantined() && !s.Plan.Deployment.NoQuarantine,
 		fenced:     s.Variant.Envelope.Fenced() && !s.Plan.Deployment.NoFencing,
 		hash:       fnvOffset, tracing: s.Trace,
-	}
-	if n := int64(cfg.LatencyMax) - int64(cfg.LatencyMin) + 1; cfg.LatencyMax > cfg.LatencyMin && n > 0 {
-		w.latencySpan = uint64(n)
 	}
 	w.mix(s.Seed, uint64(cfg.Nodes), uint64(cfg.Hosts), uint64(cfg.ThreadsPerHost))
 	w.nodes = make([]node, cfg.Nodes)
