@@ -286,12 +286,16 @@ type failure struct {
 // harness problem (the command does not lead there), not a finding.
 var errWorkerStart = errors.New("isolation: the worker did not reach the isolated call")
 
+// ErrNoWorkers wraps every failure to start a worker: the caller may run
+// in process instead (locksim -isolate=false).
+var ErrNoWorkers = errors.New("no worker process could be started (-isolate=false runs the seeds in this process)")
+
 func startWorker(iso Isolation, key string) (*worker, error) {
 	argv := iso.Command
 	if len(argv) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("isolation: cannot find this program to start workers: %v", err)
+			return nil, fmt.Errorf("isolation: cannot find this program to start workers: %v: %w", err, ErrNoWorkers)
 		}
 		argv = append([]string{exe}, os.Args[1:]...)
 	}
@@ -318,7 +322,7 @@ func startWorker(iso Isolation, key string) (*worker, error) {
 	if err != nil {
 		jobsW.Close()
 		resR.Close()
-		return nil, fmt.Errorf("isolation: cannot start a worker: %v", err)
+		return nil, fmt.Errorf("isolation: cannot start a worker: %v: %w", err, ErrNoWorkers)
 	}
 	go func() {
 		defer close(w.lines)
@@ -336,7 +340,7 @@ func startWorker(iso Isolation, key string) (*worker, error) {
 	line, f := w.next(iso.startTimeout(), nil)
 	if f != nil || string(bytes.TrimSpace(line)) != "ready "+key {
 		w.kill()
-		return nil, fmt.Errorf("%w (%s): %s", errWorkerStart, strings.Join(argv, " "), w.lastWords())
+		return nil, fmt.Errorf("%w (%s): %s: %w", errWorkerStart, strings.Join(argv, " "), w.lastWords(), ErrNoWorkers)
 	}
 	return w, nil
 }
