@@ -39,7 +39,7 @@ type world struct {
 	freeMsgs []int32
 	netRand  stream
 	pointRnd stream
-	parts       []partition
+	parts    []partition
 
 	resource resource
 	// What the deployment provides the variant (its envelope asks; a plan's
