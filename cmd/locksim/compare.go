@@ -176,17 +176,23 @@ func (o *compareOutputs) resolve(dir string) {
 	}
 }
 
-// writeCellHTML writes porcupine's visualisation of a failing cell's first
-// counterexample and returns its link, relative to the reports.
+// writeCellHTML writes porcupine's visualisation of a failing cell's
+// counterexample, minimised when compare minimised it (with its repro file
+// beside the page, which the page's replay command reads), and returns its
+// link, relative to the reports.
 func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 	if err := os.MkdirAll(o.cellsDir, 0o755); err != nil {
 		return "", err
 	}
 	path := filepath.Join(o.cellsDir, fmt.Sprintf("%s-%s-seed-%d.html", r.Variant, r.Cell.Class, r.First.Seed))
 	var b bytes.Buffer
+	shown := *r.First
 	info := reports.PageInfo{Variant: r.Variant, Seed: r.First.Seed, Replay: explore.ReplayCommand(r.Target, r.First.Seed)}
-	if len(r.First.Verdict.Violations) > 0 {
-		info.Violation = r.First.Verdict.Violations[0].String()
+	if m, replay, ok := o.minimal(r); ok {
+		shown, info.Replay = m, replay
+	}
+	if len(shown.Verdict.Violations) > 0 {
+		info.Violation = shown.Verdict.Violations[0].String()
 	}
 	for _, report := range []string{o.html, o.md} {
 		if report != "" {
@@ -196,7 +202,7 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 			}
 		}
 	}
-	if err := reports.PorcupinePage(&b, r.First.History, r.First.Plan, porcupineModel(r.First.Verdict), info); err != nil {
+	if err := reports.PorcupinePage(&b, shown.History, shown.Plan, porcupineModel(shown.Verdict), info); err != nil {
 		return "", err
 	}
 	if err := explore.WriteFileAtomic(path, b.Bytes()); err != nil {
@@ -207,6 +213,28 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 		return "", err
 	}
 	return filepath.ToSlash(rel), nil
+}
+
+// minimal is the cell's minimised counterexample, run again for its
+// history, with its repro written into the cells directory, and the command
+// that replays it; false when compare did not minimise the cell.
+func (o *compareOutputs) minimal(r explore.CellResult) (explore.Outcome, string, bool) {
+	if r.Minimal == nil {
+		return explore.Outcome{}, "", false
+	}
+	opt := explore.DefaultOptions()
+	opt.Keep = true
+	out, err := explore.RunPlan(r.Minimal.Target, r.First.Seed, r.Minimal.Outcome.Plan, opt)
+	if err != nil || out.Verdict.OK() {
+		return explore.Outcome{}, "", false
+	}
+	repro := explore.NewRepro(r.Minimal.Target, out)
+	repro.Minimized = true
+	path, err := explore.WriteRepro(o.cellsDir, repro)
+	if err != nil {
+		return explore.Outcome{}, "", false
+	}
+	return out, explore.ReplayFileCommand(path), true
 }
 
 // porcupineModel shows the lock when beliefs overlapped, the counter when
