@@ -111,8 +111,7 @@ func Check(t *testing.T, v algorithm.Variant, opts ...Option) {
 	case *replayFlag != "":
 		replay(t, target, *replayFlag, iso)
 	case *seedFlag != 0:
-		plan := target.PlanFor(*seedFlag)
-		o, err := runOne(target, *seedFlag, &plan, iso)
+		o, err := runOne(target, *seedFlag, nil, iso)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,10 +159,7 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 func runOne(target explore.Target, seed uint64, plan *faults.Plan, iso *explore.Isolation) (explore.Outcome, error) {
 	opt := explore.DefaultOptions()
 	opt.Keep = true
-	if iso != nil {
-		return explore.RunIsolated(target, seed, plan, opt, *iso)
-	}
-	return explore.RunPlan(target, seed, *plan, opt)
+	return explore.Run(target, seed, plan, opt, iso)
 }
 
 func replay(t *testing.T, target explore.Target, path string, iso *explore.Isolation) {

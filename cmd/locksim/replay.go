@@ -149,9 +149,9 @@ func (rp replayed) run() (explore.Outcome, error) {
 	opt := rp.opt
 	opt.Keep = true
 	if rp.repro != nil {
-		return runOne(rp.target, rp.seed, &rp.repro.Plan, opt, rp.iso)
+		return explore.Run(rp.target, rp.seed, &rp.repro.Plan, opt, rp.iso)
 	}
-	return runOne(rp.target, rp.seed, nil, opt, rp.iso)
+	return explore.Run(rp.target, rp.seed, nil, opt, rp.iso)
 }
 
 // printComparison says whether the replay matches the recorded verdict and

@@ -79,7 +79,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, err)
 	}
 	opt.Keep = true
-	o, err := runOne(t, *seed, nil, opt, iso)
+	o, err := explore.Run(t, *seed, nil, opt, iso)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -103,17 +103,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	return exitOK
-}
-
-// runOne runs one seed, with plan or its own, in a worker when iso is set.
-func runOne(t explore.Target, seed uint64, plan *faults.Plan, opt explore.Options, iso *explore.Isolation) (explore.Outcome, error) {
-	switch {
-	case iso != nil:
-		return explore.RunIsolated(t, seed, plan, opt, *iso)
-	case plan != nil:
-		return explore.RunPlan(t, seed, *plan, opt)
-	}
-	return explore.RunSeed(t, seed, opt)
 }
 
 // printRun is run's human output after the header.

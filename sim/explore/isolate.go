@@ -644,6 +644,19 @@ func (r *isolated) close() {
 	}
 }
 
+// Run runs one seed with plan (nil: the seed's own), in a worker process
+// when iso is set (RunIsolated), else here: what a command or a test that
+// replays one seed calls.
+func Run(t Target, seed uint64, plan *faults.Plan, opt Options, iso *Isolation) (Outcome, error) {
+	switch {
+	case iso != nil:
+		return RunIsolated(t, seed, plan, opt, *iso)
+	case plan != nil:
+		return RunPlan(t, seed, *plan, opt)
+	}
+	return RunSeed(t, seed, opt)
+}
+
 // RunIsolated runs one seed with plan (nil: the seed's own) in a worker
 // process, as a sweep with Isolation would: a crash, hang or memory
 // finding is returned as the outcome. Otherwise the seed runs again here,
