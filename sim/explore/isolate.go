@@ -21,7 +21,6 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
 )
 
 // Isolation runs seeds in worker processes that a coordinator supervises,
@@ -167,17 +166,59 @@ type job struct {
 	Plan  *faults.Plan `json:"plan,omitempty"`
 }
 
-// seedReply is what a worker says of one seed: enough for the sweep's
-// counts and judgement, and a failing seed's verdict.
-type seedReply struct {
+// outcomeRecord is the part of an Outcome that travels as JSON, from a
+// worker or into a journal: no history or trace, and no world or plan,
+// which the seed draws again.
+type outcomeRecord struct {
 	Seed     uint64         `json:"seed"`
 	Hash     uint64         `json:"hash"`
 	Events   int64          `json:"events"`
-	Failed   bool           `json:"failed,omitempty"`
-	Err      string         `json:"err,omitempty"`
-	Verdict  *model.Verdict `json:"verdict,omitempty"` // failing seeds only
+	Verdict  *model.Verdict `json:"verdict,omitempty"`
 	Findings []Finding      `json:"findings,omitempty"`
 	Breaches []Breach       `json:"breaches,omitempty"`
+}
+
+// recordOf is o's record, with its verdict when withVerdict.
+func recordOf(o Outcome, withVerdict bool) outcomeRecord {
+	r := outcomeRecord{Seed: o.Seed, Hash: o.Hash, Events: o.Events, Findings: o.Findings, Breaches: o.Breaches}
+	if withVerdict {
+		r.Verdict = &o.Verdict
+	}
+	return r
+}
+
+// outcome is the record's Outcome under run options run, in target t's
+// world for the seed and with plan (nil: the seed's own) when world.
+func (rec outcomeRecord) outcome(t Target, plan *faults.Plan, run Options, world bool) Outcome {
+	o := Outcome{Seed: rec.Seed, Hash: rec.Hash, Events: rec.Events, Findings: rec.Findings, Breaches: rec.Breaches,
+		strict: run.Strict, check: run.Check}
+	if rec.Verdict != nil {
+		o.Verdict = *rec.Verdict
+	}
+	if world {
+		at := t.At(rec.Seed)
+		o.Config = at.Config
+		if plan != nil {
+			o.Plan = *plan
+		} else {
+			o.Plan = at.PlanFor(rec.Seed)
+		}
+	}
+	return o
+}
+
+// misusedEnv: the run's algorithm called its Env from a goroutine of its
+// own, so running it again could take this process down.
+func (o Outcome) misusedEnv() bool {
+	return o.count(func(f Finding) bool { return f.Kind == model.Misuse }) > 0
+}
+
+// seedReply is what a worker says of one seed: enough for the sweep's
+// counts and judgement, and a failing seed's verdict.
+type seedReply struct {
+	outcomeRecord
+	Failed bool   `json:"failed,omitempty"`
+	Err    string `json:"err,omitempty"`
 }
 
 // serveIfWorker serves the isolated call named key when this process is
@@ -234,12 +275,9 @@ func serveWorker(key string, t Target, run Options) {
 			} else {
 				o, err = RunSeed(t, seed, run)
 			}
-			r := seedReply{Seed: seed, Hash: o.Hash, Events: o.Events, Failed: o.Failed(), Findings: o.Findings, Breaches: o.Breaches}
-			if r.Failed {
-				r.Verdict = &o.Verdict
-			}
+			r := seedReply{outcomeRecord: recordOf(o, o.Failed()), Failed: o.Failed()}
 			if err != nil {
-				r = seedReply{Seed: seed, Err: err.Error()}
+				r = seedReply{outcomeRecord: outcomeRecord{Seed: seed}, Err: err.Error()}
 			}
 			if enc.Encode(r) != nil {
 				os.Exit(2)
@@ -593,17 +631,10 @@ func (r *isolated) results(replies []seedReply, plan *faults.Plan) []seedResult 
 			out = append(out, seedResult{err: errors.New(rep.Err)})
 			continue
 		}
-		o := Outcome{Seed: rep.Seed, Hash: rep.Hash, Events: rep.Events, Findings: rep.Findings, Breaches: rep.Breaches,
-			strict: r.run.Strict, check: r.run.Check}
-		if rep.Verdict != nil {
-			o.Verdict = *rep.Verdict
-		}
-		if len(o.Findings) > 0 || rep.Failed {
-			o.Config, o.Plan = r.worldOf(rep.Seed, plan)
-		}
-		if rep.Failed && (r.run.Keep || r.run.Trace) && o.count(func(f Finding) bool { return f.Kind == model.Misuse }) == 0 {
+		o := rep.outcome(r.t, plan, r.run, len(rep.Findings) > 0 || rep.Failed)
+		if rep.Failed && (r.run.Keep || r.run.Trace) && !o.misusedEnv() {
 			var err error
-			o, err = r.runHere(rep.Seed, plan)
+			o, err = Run(r.t, rep.Seed, plan, r.run, nil)
 			out = append(out, seedResult{out: o, err: err})
 			continue
 		}
@@ -612,27 +643,11 @@ func (r *isolated) results(replies []seedReply, plan *faults.Plan) []seedResult 
 	return out
 }
 
-func (r *isolated) runHere(seed uint64, plan *faults.Plan) (Outcome, error) {
-	if plan != nil {
-		return RunPlan(r.t, seed, *plan, r.run)
-	}
-	return RunSeed(r.t, seed, r.run)
-}
-
-func (r *isolated) worldOf(seed uint64, plan *faults.Plan) (cfgPlan sim.Config, p faults.Plan) {
-	at := r.t.At(seed)
-	if plan != nil {
-		return at.Config, *plan
-	}
-	return at.Config, at.PlanFor(seed)
-}
-
 // finding is the outcome of a seed whose worker failed: one violation of
 // the failure's kind, which every variant promises against.
 func (r *isolated) finding(seed uint64, plan *faults.Plan, f *failure) seedResult {
 	v := model.Verdict{Violations: []model.Violation{{Kind: f.kind, Clients: []int{}, Story: f.detail}}}
-	o := Outcome{Seed: seed, Verdict: v, strict: r.run.Strict, check: r.run.Check}
-	o.Config, o.Plan = r.worldOf(seed, plan)
+	o := outcomeRecord{Seed: seed, Verdict: &v}.outcome(r.t, plan, r.run, true)
 	o.Findings = Classify(r.t.Variant.Envelope, v, nil, 0)
 	return seedResult{out: o, byWorker: true}
 }
@@ -675,8 +690,8 @@ func RunIsolated(t Target, seed uint64, plan *faults.Plan, opt Options, iso Isol
 	if err != nil {
 		return Outcome{}, err
 	}
-	if rs[0].err != nil || rs[0].byWorker || rs[0].out.count(func(f Finding) bool { return f.Kind == model.Misuse }) > 0 {
+	if rs[0].err != nil || rs[0].byWorker || rs[0].out.misusedEnv() {
 		return rs[0].out, rs[0].err
 	}
-	return r.runHere(seed, plan)
+	return Run(r.t, seed, plan, opt, nil)
 }

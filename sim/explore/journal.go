@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/locksim/locksim/model"
 )
 
 // A sweep's journal (SweepOptions.Journal) is JSON lines: a header naming
@@ -44,13 +42,8 @@ type journalLine struct {
 }
 
 type journalFailure struct {
-	Index    int           `json:"i"`
-	Seed     uint64        `json:"seed"`
-	Hash     uint64        `json:"hash"`
-	Events   int64         `json:"events"`
-	Verdict  model.Verdict `json:"verdict"`
-	Findings []Finding     `json:"findings,omitempty"`
-	Breaches []Breach      `json:"breaches,omitempty"`
+	Index int `json:"i"`
+	outcomeRecord
 }
 
 // journalProgress is the sweep's result after outcomes 0..Next-1; Done:
@@ -187,8 +180,7 @@ func (j *journal) write(l journalLine) {
 
 // failure records a failing outcome as it is delivered.
 func (j *journal) failure(i int, o Outcome) {
-	j.write(journalLine{Failure: &journalFailure{Index: i, Seed: o.Seed, Hash: o.Hash, Events: o.Events,
-		Verdict: o.Verdict, Findings: o.Findings, Breaches: o.Breaches}})
+	j.write(journalLine{Failure: &journalFailure{Index: i, outcomeRecord: recordOf(o, true)}})
 	j.sync() // a finding is never lost
 }
 
@@ -219,12 +211,4 @@ func (j *journal) close() error {
 		j.err = err
 	}
 	return j.err
-}
-
-// outcome rebuilds a journaled failure's outcome: everything but its
-// history and trace.
-func (f journalFailure) outcome(t Target, run Options) Outcome {
-	at := t.At(f.Seed)
-	return Outcome{Seed: f.Seed, Config: at.Config, Plan: at.PlanFor(f.Seed), Verdict: f.Verdict, Findings: f.Findings,
-		Breaches: f.Breaches, Hash: f.Hash, Events: f.Events, strict: run.Strict, check: run.Check}
 }

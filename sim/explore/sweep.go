@@ -398,7 +398,7 @@ func restore(t Target, o SweepOptions, from resumed, keep int) SweepResult {
 	res := from.result
 	res.Failures, res.Interrupted, res.NextSeed = nil, false, 0
 	for _, f := range from.failures {
-		out := f.outcome(t, o.Run)
+		out := f.outcome(t, nil, o.Run, true) // everything but its history and trace
 		if len(res.Failures) < keep {
 			res.Failures = append(res.Failures, out)
 		}
