@@ -59,6 +59,9 @@ type sweepResult struct {
 	err error
 }
 
+// stopsAt reports whether outcome out ends a sweep of these options.
+func (o SweepOptions) stopsAt(out Outcome) bool { return !o.KeepGoing && o.StopOn.stops(out) }
+
 // StopPolicy is which failing seed stops a sweep (SweepOptions.StopOn).
 type StopPolicy uint8
 
@@ -313,7 +316,7 @@ func (sw *sweeper) runHere() {
 			}
 			out, err := RunSeed(sw.t, sw.o.SeedAt(i), sw.o.Run)
 			batch = append(batch, sweepResult{i, out, err})
-			if err != nil || (sw.o.StopOn.stops(out) && !sw.o.KeepGoing) {
+			if err != nil || sw.o.stopsAt(out) {
 				sw.noteStop(i)
 				break
 			}
@@ -371,7 +374,7 @@ func (sw *sweeper) deliver(p sweepResult) {
 	if len(res.Failures) < sw.keep {
 		res.Failures = append(res.Failures, p.out)
 	}
-	if !sw.o.KeepGoing && sw.o.StopOn.stops(p.out) {
+	if sw.o.stopsAt(p.out) {
 		sw.done = true
 	}
 }
@@ -441,7 +444,7 @@ func sweepIsolated(iso *isolated, o SweepOptions, claim func() (int, int, bool),
 		batch := make([]sweepResult, 0, len(rs)+1)
 		for k, r := range rs {
 			batch = append(batch, sweepResult{first + k, r.out, r.err})
-			if r.err != nil || (o.StopOn.stops(r.out) && !o.KeepGoing) {
+			if r.err != nil || o.stopsAt(r.out) {
 				noteStop(first + k)
 				break
 			}
