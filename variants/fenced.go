@@ -42,7 +42,7 @@ import (
 // acquire gives the lock back and fails instead.
 //
 // 100,000 seeds of every fault class show no lost update and no
-// starvation (TestNoBugInsideTheEnvelope, -long); 9% of them show beliefs
+// starvation (TestNoBugInsideTheEnvelope, -long); 4.7% of them show beliefs
 // overlapping, which fenced does not promise against.
 func init() {
 	Register(algorithm.Variant{

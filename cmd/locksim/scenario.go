@@ -291,7 +291,7 @@ func classesText(cs []faults.Class) string {
 func describeTarget(w io.Writer, t explore.Target) {
 	faultsText := classesText(t.Classes)
 	if t.Plan != nil {
-		faultsText = fmt.Sprintf("the given plan (%s, every seed runs it)", planSummary(*t.Plan))
+		faultsText = fmt.Sprintf("the given plan (size %d, every seed runs it)", t.Plan.Size())
 	}
 	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, faultsText)
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config, t.World))
@@ -376,9 +376,4 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// planSummary is a plan's size and kinds, as the plan: line prints them.
-func planSummary(p faults.Plan) string {
-	return fmt.Sprintf("size %d", p.Size())
 }
