@@ -25,10 +25,14 @@ import (
 // it releases, however long it was paused. A pause longer than the lease
 // lets the lease expire, the key go, and the next waiter in: two holders.
 // That is Jepsen's finding on etcd 3.4.3 (jepsen.io/analyses/etcd-3.4.3):
-// etcd's locks do not give mutual exclusion under process pauses; locksim
-// shows it under class pause. The fenced variant passes the holder's create
-// revision to the resource as a fencing token, and the resource refuses
-// the paused holder's write.
+// etcd's locks do not give mutual exclusion under process pauses. locksim
+// shows it under class pause: two holders in 7,115 of 20,000 seeds, a lost
+// update in 5,366. The fenced variant passes the holder's create revision
+// to the resource as a fencing token, and the resource refuses the paused
+// holder's write: no lost update in 20,000 seeds of class pause nor in
+// 20,000 of class all. Both starve waiters now and then (69 of 20,000
+// seeds of pause; under all, 1,950 with a waiter starved or an item left
+// behind), mostly where the one node below is down or out of reach.
 //
 // A real session keeps its lease alive from a goroutine while the process
 // runs, during the hold too. locksim's workload calls the lock only to
