@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func kindToKeep(r explore.Repro, name string) (model.ViolationKind, error) {
 		return r.Verdict.Violations[0].Kind, nil
 	}
 	known := []model.ViolationKind{model.MutualExclusion, model.LostUpdate, model.DataLoss, model.Liveness, model.Leftover, model.Panic, model.Livelock}
-	if !contains(known, model.ViolationKind(name)) {
+	if !slices.Contains(known, model.ViolationKind(name)) {
 		names := make([]string, len(known))
 		for i, k := range known {
 			names[i] = string(k)

@@ -95,26 +95,6 @@ func printTimeline(w io.Writer, o explore.Outcome, full bool) error {
 	return nil
 }
 
-// kinds lists the distinct violation kinds of a verdict, in verdict order.
-func kinds(v model.Verdict) []model.ViolationKind {
-	var out []model.ViolationKind
-	for _, x := range v.Violations {
-		if !contains(out, x.Kind) {
-			out = append(out, x.Kind)
-		}
-	}
-	return out
-}
-
-func contains[T comparable](xs []T, x T) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
-}
-
 // writeJSON writes x as indented JSON and a newline.
 func writeJSON(w io.Writer, x any) error {
 	b, err := json.MarshalIndent(x, "", "  ")

@@ -300,7 +300,7 @@ func describeTarget(w io.Writer, t explore.Target) {
 		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
 	}
 	if t.Plan == nil {
-		fmt.Fprintf(w, "draws:   %s\n", describeDraws(t.Beyond))
+		fmt.Fprintf(w, "draws:   %s\n", explore.DescribeDraws(t.Beyond))
 	}
 }
 
@@ -314,18 +314,6 @@ func describeWorldDraw(world []explore.WorldField) string {
 		names[i] = string(f)
 	}
 	return "each seed draws its " + strings.Join(names, ", ") + " (a scenario flag such as -nodes 5 pins a field; -world none draws none)"
-}
-
-// describeDraws says where seeds draw their faults.
-func describeDraws(beyond []algorithm.Assumption) string {
-	if len(beyond) == 0 {
-		return "inside the envelope, up to its edges (-beyond breaks assumptions on purpose)"
-	}
-	names := make([]string, len(beyond))
-	for i, n := range beyond {
-		names[i] = string(n)
-	}
-	return "beyond the envelope: each seed breaks one or more of " + strings.Join(names, ", ")
 }
 
 // describeConfig is the effective config on one line, flag names first,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,70 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/locksim/locksim/algorithm"
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
 )
-
-// sweepJSON is what sweep -json prints.
-type sweepJSON struct {
-	Version string     `json:"locksim_version"`
-	Target  targetJSON `json:"target"`
-	Seeds   seedsJSON  `json:"seeds"`
-	Runs    int        `json:"runs"`
-	Events  int64      `json:"events"`
-	// Inside counts the seeds that broke no assumption of the envelope;
-	// Expected those whose promised properties broke only outside it, by
-	// the first assumption broken; Unpromised those that broke only what
-	// the variant does not promise. None of them fails unless -strict.
-	Inside     int           `json:"inside"`
-	Expected   int           `json:"expected"`
-	ExpectedBy []breachCount `json:"expected_by"`
-	Unpromised int           `json:"unpromised"`
-	// LivenessFailed counts the failing seeds whose failures were all of
-	// liveness.
-	LivenessFailed int `json:"liveness_failed"`
-	// Interrupted: the sweep was stopped (Ctrl-C) before its last seed;
-	// Resume is the command that runs the seeds it did not.
-	Interrupted bool          `json:"interrupted,omitempty"`
-	Resume      string        `json:"resume,omitempty"`
-	Failures    []failureJSON `json:"failures"`
-}
-
-// breachCount is how many expected seeds first broke one assumption.
-type breachCount struct {
-	Assumption algorithm.Assumption `json:"assumption"`
-	Seeds      int                  `json:"seeds"`
-}
-
-type targetJSON struct {
-	Variant string                 `json:"variant"`
-	Classes []faults.Class         `json:"classes"`
-	Beyond  []algorithm.Assumption `json:"beyond,omitempty"`
-	Strict  bool                   `json:"strict,omitempty"`
-	Config  sim.Config             `json:"config"`
-	// World lists the fields each seed draws; Config gives the others.
-	World []explore.WorldField `json:"world,omitempty"`
-}
-
-type seedsJSON struct {
-	From       uint64 `json:"from"`
-	Count      int    `json:"count"`
-	ShardIndex int    `json:"shard_index,omitempty"`
-	ShardCount int    `json:"shard_count,omitempty"`
-}
-
-type failureJSON struct {
-	Seed uint64 `json:"seed"`
-	// World is the seed's world, in words, when the sweep drew one.
-	World    string                `json:"world,omitempty"`
-	Kinds    []model.ViolationKind `json:"kinds"`
-	Findings []explore.Finding     `json:"findings"` // so locksim merge prints what sweep prints
-	Replay   string                `json:"replay"`
-	Repro    string                `json:"repro"`
-}
 
 // sweepAbout is sweep's -h text.
 const sweepAbout = "Runs many seeds on every core. Each seed is deterministic; parallelism only spreads seeds\n" +
@@ -227,7 +165,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		head = stderr
 	}
 	describeTarget(head, t)
-	fmt.Fprintf(head, "seeds:   %s\n", describeSeeds(opts))
+	fmt.Fprintf(head, "seeds:   %s\n", opts.DescribeSeeds())
 
 	rep := newSweepReport(&sf, t, opts, stdout, stderr)
 	opts.OnOutcome = rep.outcome
@@ -268,17 +206,14 @@ type sweepReport struct {
 	opts            explore.SweepOptions
 	stdout, stderr  io.Writer
 	prog            *progress
-	json            sweepJSON
+	json            explore.SweepReport
 	saveErr         error
 	printedExpected int
 }
 
 func newSweepReport(sf *sweepFlags, t explore.Target, opts explore.SweepOptions, stdout, stderr io.Writer) *sweepReport {
 	return &sweepReport{sf: sf, t: t, opts: opts, stdout: stdout, stderr: stderr, prog: newProgress(stderr, opts.Len()),
-		json: sweepJSON{Version: explore.Version,
-			Target:   targetJSON{t.Variant.Name, t.Classes, t.Beyond, sf.sc.strict, t.Config, t.World},
-			Seeds:    seedsJSON{opts.From, opts.Count, opts.ShardIndex, opts.ShardCount},
-			Failures: []failureJSON{}}}
+		json: explore.NewSweepReport(t, sf.sc.strict, opts)}
 }
 
 // outcome sees each outcome in seed order: progress, the first expected
@@ -300,7 +235,7 @@ func (r *sweepReport) outcome(o explore.Outcome) {
 		// Keep going and keep the finding: it is printed, without its file.
 		r.saveErr = fmt.Errorf("cannot write the repro file for seed %d: %v", o.Seed, err)
 	}
-	fj := failureJSON{o.Seed, explore.DescribeWorld(o.Config, r.t.World), kinds(o.Verdict), o.Findings, replay, path}
+	fj := explore.NewFailureReport(o, r.t, replay, path)
 	if asJSON {
 		r.json.Failures = append(r.json.Failures, fj) // the JSON lists them all
 	} else {
@@ -312,10 +247,7 @@ func (r *sweepReport) outcome(o explore.Outcome) {
 // finish prints the summary (or the JSON) and, if interrupted, how to resume.
 func (r *sweepReport) finish(res explore.SweepResult, args []string) error {
 	j := &r.json
-	j.Runs, j.Events = res.Runs, res.Events
-	j.Inside, j.Expected, j.Unpromised = res.Inside, res.Expected, res.Unpromised
-	j.LivenessFailed = res.LivenessFailed
-	j.ExpectedBy = expectedCounts(res.ExpectedBy)
+	j.Count(res)
 	if res.Interrupted {
 		j.Interrupted, j.Resume = true, resumeCommand(args, r.opts, res.NextSeed)
 		if r.opts.Journal != "" {
@@ -365,7 +297,7 @@ func resumeCommand(args []string, o explore.SweepOptions, next uint64) string {
 
 // printFailure is one failing seed: its violations, repro file and replay
 // command. locksim merge prints the failures it reads the same way.
-func printFailure(w io.Writer, f failureJSON, variant string) {
+func printFailure(w io.Writer, f explore.FailureReport, variant string) {
 	fmt.Fprintf(w, "FAIL seed %d:\n", f.Seed)
 	if f.World != "" {
 		fmt.Fprintf(w, "  world:  %s\n", f.World)
@@ -382,7 +314,7 @@ func printFailure(w io.Writer, f failureJSON, variant string) {
 	fmt.Fprintf(w, "  replay: %s\n", f.Replay)
 }
 
-func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress, expectedBy []breachCount, stop explore.StopPolicy) {
+func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progress, expectedBy []explore.BreachCount, stop explore.StopPolicy) {
 	now := time.Now()
 	stopped := ""
 	switch {
@@ -405,7 +337,7 @@ func printSweepSummary(w io.Writer, res explore.SweepResult, total int, p *progr
 }
 
 // describeExpected is "3 expected (outside the envelope: use-within-validity 2, clock-jumps 1)".
-func describeExpected(n int, by []breachCount) string {
+func describeExpected(n int, by []explore.BreachCount) string {
 	if n == 0 {
 		return "0 expected"
 	}
@@ -419,18 +351,6 @@ func describeExpected(n int, by []breachCount) string {
 // maxExpectedPrinted bounds the expected seeds a sweep prints one line for;
 // the summary counts them all.
 const maxExpectedPrinted = 5
-
-// expectedCounts lists the expected seeds by assumption, in the order of
-// algorithm.EveryAssumption.
-func expectedCounts(by map[algorithm.Assumption]int) []breachCount {
-	out := []breachCount{}
-	for _, a := range algorithm.EveryAssumption {
-		if n := by[a]; n > 0 {
-			out = append(out, breachCount{a, n})
-		}
-	}
-	return out
-}
 
 // journalResumeCommand is the command that resumes an interrupted or killed
 // sweep from its journal: the same flags, and -resume.
@@ -459,23 +379,6 @@ func printExpected(w io.Writer, o explore.Outcome, t explore.Target, replay stri
 	}
 }
 
-func describeSeeds(o explore.SweepOptions) string {
-	if o.Count == 0 {
-		return "none"
-	}
-	if o.Count == forever {
-		return fmt.Sprintf("%d.. until interrupted", o.From)
-	}
-	s := fmt.Sprintf("%d..%d (%d)", o.From, o.From+uint64(o.Count)-1, o.Count)
-	if o.ShardCount > 0 {
-		s += fmt.Sprintf(", shard %d/%d (%d seeds)", o.ShardIndex, o.ShardCount, o.Len())
-	}
-	if o.KeepGoing {
-		s += ", keep going"
-	}
-	return s
-}
-
 // parseSeedRange reads FROM..TO, inclusive.
 func parseSeedRange(s string) (from uint64, count int, err error) {
 	bad := fmt.Errorf("bad -seeds range %q: want FROM..TO with 0 <= FROM <= TO, e.g. 1..1000", s)
@@ -499,7 +402,7 @@ func parseSeedRange(s string) (from uint64, count int, err error) {
 const maxBareCount = 100_000_000
 
 // forever is the count of -n forever: a sweep that runs until interrupted.
-const forever = math.MaxInt
+const forever = explore.Forever
 
 var countUnits = []struct {
 	suffix string

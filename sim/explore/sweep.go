@@ -147,6 +147,20 @@ func (o SweepOptions) SeedAt(i int) uint64 {
 	return o.From + uint64(o.ShardIndex) + uint64(i)*uint64(o.ShardCount)
 }
 
+// IndexOf is SeedAt's inverse: seed's place among the seeds the options
+// select, and whether they select it.
+func (o SweepOptions) IndexOf(seed uint64) (int, bool) {
+	if seed < o.From || seed-o.From >= uint64(o.Count) {
+		return 0, false
+	}
+	off := seed - o.From
+	n := uint64(max(1, o.ShardCount))
+	if off%n != uint64(max(0, o.ShardIndex)) {
+		return 0, false
+	}
+	return int(off / n), true
+}
+
 // Seeds lists the seeds the options select, in order. Only for small
 // ranges: Len and SeedAt do not allocate.
 func (o SweepOptions) Seeds() []uint64 {

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,6 +72,14 @@ func TestSeedArithmetic(t *testing.T) {
 		for i, s := range want {
 			if o.SeedAt(i) != s {
 				t.Errorf("%+v: SeedAt(%d) = %d, want %d", o, i, o.SeedAt(i), s)
+			}
+		}
+		// IndexOf is SeedAt's inverse, and refuses every other seed.
+		for seed := o.From - min(o.From, 2); seed < o.From+uint64(o.Count)+2; seed++ {
+			i, ok := o.IndexOf(seed)
+			wantI := slices.Index(want, seed)
+			if ok != (wantI >= 0) || (ok && i != wantI) {
+				t.Errorf("%+v: IndexOf(%d) = %d, %v; want %d", o, seed, i, ok, wantI)
 			}
 		}
 	}
