@@ -33,7 +33,7 @@ func init() {
 		Name:     "corrected",
 		Summary:  "every fix short of fencing: majority, unique owner, node TTL, validity, partial release, quarantine, backoff",
 		Envelope: leaseEnvelope(retriedReleaseLossMaxPPM),
-	}, correctedFixes)
+	}, Place{Family: AllFixes}, correctedFixes)
 }
 
 // leaseEnvelope is the envelope of a lock whose holder stops at a validity

@@ -93,15 +93,15 @@ func driftMargin(ttl time.Duration) time.Duration {
 	return ttl/(1_000_000/driftMarginPPM) + driftMarginFixed
 }
 
-// registerDHT registers a dhtLock variant with the given fixes.
-func registerDHT(v algorithm.Variant, fix fixes) {
+// registerDHT registers a dhtLock variant with the given fixes at its place.
+func registerDHT(v algorithm.Variant, at Place, fix fixes) {
 	if fix.tryAll && !fix.nodeClock {
 		// Without node-side expiry, an expired item is only ever removed by
 		// scavenging, which tryAll skips: the lock would never free up.
 		panic(fmt.Sprintf("variants: %s: tryAll needs nodeClock", v.Name))
 	}
 	v.New = func() algorithm.Lock { return newDHTLock(fix, asDesigned) }
-	Register(v)
+	Register(v, at)
 }
 
 // Acquire is LockKey(key, 0), plus the validity of the grant when fixed.

@@ -75,7 +75,7 @@ func init() {
 			v.Envelope.Promises = algorithm.ResourceSafety | algorithm.Liveness
 			v.Envelope.Safety.ResourceChecksTokens = true
 		}
-		Register(v)
+		Register(v, Place{Family: Recipe})
 	}
 }
 

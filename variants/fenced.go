@@ -58,7 +58,7 @@ func init() {
 			Safety:   algorithm.Assumptions{ResourceChecksTokens: true},
 			Liveness: fencedLiveness,
 		},
-	})
+	}, Place{Family: AllFixes})
 }
 
 // fencedLiveness is what fenced needs to stay live, besides its safety's

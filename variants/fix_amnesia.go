@@ -17,5 +17,5 @@ func init() {
 		New:     func() algorithm.Lock { return algorithm.Original{} },
 		// The post's assumptions, and a deployment that quarantines restarts.
 		Envelope: algorithm.Envelope{Safety: withQuarantine(postAssumptions())},
-	})
+	}, Place{OneFix, 6})
 }

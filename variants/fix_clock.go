@@ -22,5 +22,5 @@ func init() {
 		// clock is no longer needed, and the holder, which has no validity,
 		// never reads a clock at all. Its other bugs are inside.
 		Envelope: algorithm.Envelope{},
-	}, fixes{nodeClock: true})
+	}, Place{OneFix, 2}, fixes{nodeClock: true})
 }

@@ -15,5 +15,5 @@ func init() {
 		Name:     "fix-identity",
 		Summary:  "owner = host + client + random nonce per acquisition, not the host name",
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	}, fixes{uniqueOwner: true})
+	}, Place{OneFix, 1}, fixes{uniqueOwner: true})
 }

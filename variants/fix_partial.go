@@ -17,5 +17,5 @@ func init() {
 		Name:     "fix-partial",
 		Summary:  "a failed acquire clears the items it wrote (lost replies included)",
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	}, fixes{releasePartial: true})
+	}, Place{OneFix, 7}, fixes{releasePartial: true})
 }

@@ -15,5 +15,5 @@ func init() {
 		Name:     "fix-quorum",
 		Summary:  "strict majority: successfulLocks > len(topology)/2",
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	}, fixes{strictQuorum: true})
+	}, Place{OneFix, 4}, fixes{strictQuorum: true})
 }

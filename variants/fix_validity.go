@@ -19,5 +19,5 @@ func init() {
 		// The post's shared clock (its error is well inside the margin), and
 		// a holder that uses the lock only while it is valid.
 		Envelope: algorithm.Envelope{Safety: withUseWithinValidity(postAssumptions())},
-	}, fixes{validity: true})
+	}, Place{OneFix, 3}, fixes{validity: true})
 }

@@ -23,7 +23,7 @@ func init() {
 		Summary:  "the blog post's algorithm, bugs included",
 		New:      func() algorithm.Lock { return algorithm.Original{} },
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	})
+	}, Place{Family: Original})
 	// The pseudo-code's undefined names read literally where a name in
 	// scope fits: ClearLock reads `lockKey`, undefined there, and the only
 	// key in scope is `key` itself (algorithm.Original.Literal).
@@ -32,7 +32,7 @@ func init() {
 		Summary:  "the blog post's algorithm with its undefined names read literally: ClearLock reads and removes the key itself",
 		New:      func() algorithm.Lock { return algorithm.Original{Literal: true} },
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	})
+	}, Place{Family: Original})
 }
 
 // SyncedClockError is how far apart the post's "synchronized" clocks may

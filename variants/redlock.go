@@ -66,7 +66,7 @@ func init() {
 		//     TTL; 0.5% loss alone starved six clients for 419 s (seed 3373,
 		//     two masters). The spec's own deployments have five.
 		Envelope: redlockEnvelope(),
-	})
+	}, Place{Family: Recipe})
 }
 
 // redlockEnvelope is corrected's lease envelope with Redlock's liveness

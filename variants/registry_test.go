@@ -8,22 +8,48 @@ import (
 	"github.com/locksim/locksim/algorithm"
 )
 
-// The ranked variants come first, in rank order; a reviewer's new file
-// adds one after them, and changes nothing here.
+// builtin is the documented order of All: the original, the one-bug fixes
+// by the number in BUGS.md of the bug each fixes, the full fixes, the
+// other recipes; each file says its place, and this is what they add up to.
+var builtin = []string{
+	"original",
+	"original-literal",
+	"fix-identity",
+	"fix-clock",
+	"fix-validity",
+	"fix-quorum",
+	"fix-amnesia",
+	"fix-partial",
+	"corrected",
+	"fenced",
+	"etcd-fenced",
+	"etcd-mutex",
+	"redlock",
+}
+
 func TestAllIsInDocumentedOrder(t *testing.T) {
-	got := Names()
-	if len(got) < len(rank) || !slices.Equal(got[:len(rank)], rank) {
-		t.Fatalf("Names() = %v, want %v first", got, rank)
+	if got := Names(); !slices.Equal(got, builtin) {
+		t.Fatalf("Names() = %v, want %v", got, builtin)
 	}
 }
 
-func TestUnrankedVariantsFollowByName(t *testing.T) {
-	defer func(saved map[string]algorithm.Variant) { registered = saved }(registered)
-	registered = map[string]algorithm.Variant{}
-	for _, name := range []string{"zeta", "corrected", "alpha", "original"} {
-		Register(algorithm.Variant{Name: name})
+// A reviewer's new file adds a variant after the others by name, or where
+// its Place says, and changes nothing else.
+func TestPlacesOrderVariants(t *testing.T) {
+	defer func(saved map[string]algorithm.Variant, savedAt map[string]Place) {
+		registered, places = saved, savedAt
+	}(registered, places)
+	registered, places = map[string]algorithm.Variant{}, map[string]Place{}
+	for _, r := range []struct {
+		name string
+		at   Place
+	}{
+		{"zeta", Place{}}, {"corrected", Place{Family: AllFixes}}, {"alpha", Place{Family: Added}},
+		{"fix-b", Place{OneFix, 9}}, {"original", Place{Family: Original}}, {"fix-a", Place{OneFix, 10}},
+	} {
+		Register(algorithm.Variant{Name: r.name}, r.at)
 	}
-	want := []string{"original", "corrected", "alpha", "zeta"}
+	want := []string{"original", "fix-b", "fix-a", "corrected", "alpha", "zeta"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -38,7 +64,7 @@ func TestLookup(t *testing.T) {
 	if err == nil {
 		t.Fatal("Lookup(nope) succeeded")
 	}
-	for _, name := range rank {
+	for _, name := range builtin {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error %q does not list %q", err, name)
 		}
@@ -54,7 +80,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 			t.Fatal("registering original twice did not panic")
 		}
 	}()
-	Register(algorithm.Variant{Name: "original"})
+	Register(algorithm.Variant{Name: "original"}, Place{})
 }
 
 func TestEveryVariantIsComplete(t *testing.T) {
