@@ -27,6 +27,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
@@ -204,7 +205,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n%s\n", target.Variant.Name, which, o)
 	if len(o.History.Clients) > 0 {
 		b.WriteString("timeline around the first violation:\n")
-		reports.Timeline(&b, o.History, o.Plan, o.Verdict, reports.TimelineOptions{Around: 2e9, MaxLines: 40})
+		reports.Timeline(&b, o.History, o.Plan, o.Verdict, reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40})
 	}
 	r := explore.NewRepro(target, o)
 	r.Minimized = *minimizeFlag

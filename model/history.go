@@ -2,7 +2,9 @@
 // checkers that turn a History into a Verdict. It imports nothing of
 // locksim's and knows nothing of the simulator: a History is plain data.
 //
-// All times in a History are true time, nanoseconds since the scenario epoch.
+// Every instant in a History is true time, nanoseconds since the scenario
+// epoch: the simulator's clock, which no process reads. Spans (TTL, Think,
+// liveness bounds) are time.Duration, of true time too.
 // Events are in the order they happened; Seq is their global sequence number
 // (strictly increasing), which breaks ties between equal times.
 package model
@@ -10,6 +12,7 @@ package model
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Kind is what a history event records.
@@ -18,7 +21,7 @@ type Kind uint8
 const (
 	// AcquireCall: the client called Acquire.
 	AcquireCall Kind = iota + 1
-	// AcquireReturn: Acquire returned; Granted, Token, HasToken, ValidUntil are set.
+	// AcquireReturn: Acquire returned; Granted, Token, HasToken, ValidUntilTrue are set.
 	AcquireReturn
 	// BeliefEnd: the client stops believing it holds the lock: it is about to
 	// call Release (Reason "release") or its validity deadline passed on its
@@ -54,11 +57,13 @@ type Event struct {
 	Client int    `json:"c"`
 	Kind   Kind   `json:"k"`
 
-	Granted    bool   `json:"granted,omitempty"`
-	Token      uint64 `json:"token,omitempty"`
-	HasToken   bool   `json:"has_token,omitempty"`
-	ValidUntil int64  `json:"valid_until,omitempty"` // true time the validity ends; 0: none
-	Value      int64  `json:"value,omitempty"`
+	Granted  bool   `json:"granted,omitempty"`
+	Token    uint64 `json:"token,omitempty"`
+	HasToken bool   `json:"has_token,omitempty"`
+	// ValidUntilTrue is the true time the grant's validity ends (the
+	// instant the holder's clock reads Grant.ValidUntil); 0: none.
+	ValidUntilTrue int64 `json:"valid_until,omitempty"`
+	Value          int64 `json:"value,omitempty"`
 	// Sent is the true time a resource access left the client (its event
 	// is recorded when it reaches the resource).
 	Sent     int64  `json:"sent,omitempty"`
@@ -96,12 +101,14 @@ type History struct {
 	// Healed is the true time from which no fault is active any more (the
 	// end of the last timed fault); liveness is judged after it.
 	Healed int64 `json:"healed"`
-	// TTL is the lock's time to live, ns; liveness bounds are multiples of it.
-	TTL int64 `json:"ttl"`
+	// TTL is the lock's time to live as the deployment sets it, a span of
+	// true time (each node's clock runs it at its own rate); liveness
+	// bounds are multiples of it.
+	TTL time.Duration `json:"ttl"`
 	// Think is the longest a client waits between two attempts of its own
-	// (the workload's think time), ns: a waiting client may spend that
-	// long not asking, so liveness bounds add it.
-	Think int64 `json:"think,omitempty"`
+	// (the workload's think time), a span of true time: a waiting client
+	// may spend that long not asking, so liveness bounds add it.
+	Think time.Duration `json:"think,omitempty"`
 	// Fenced says the resource checked tokens.
 	Fenced bool `json:"fenced,omitempty"`
 	// Leftovers are lock items still on nodes when the run ended.

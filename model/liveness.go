@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // NoHolderWindow is a stretch of true time during which nobody believed they
@@ -190,8 +191,10 @@ func (c *Checker) stopTimes(h History) map[int]int64 {
 // stuck, and time spent without one never counts against the algorithm.
 // Without Reach (a history made by hand), a window counts from the moment
 // every fault had healed (History.Healed).
-func CheckLiveness(h History, bound int64) (Violation, bool) {
-	return new(Checker).checkLiveness(h, NoHolderWindows(h), bound)
+//
+// bound is a span of true time, as every instant of a History is.
+func CheckLiveness(h History, bound time.Duration) (Violation, bool) {
+	return new(Checker).checkLiveness(h, NoHolderWindows(h), int64(bound))
 }
 
 func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // DefaultLivenessBoundTTLs is how many TTLs a waiting client may go without
 // anyone holding the lock, once faults healed, before that is a liveness
@@ -42,14 +45,14 @@ func (o CheckOptions) Validate() error {
 	return nil
 }
 
-// LivenessBound is the bound, in nanoseconds, these options set for h.
-func (o CheckOptions) LivenessBound(h History) int64 {
+// LivenessBound is the bound these options set for h, a span of true time.
+func (o CheckOptions) LivenessBound(h History) time.Duration {
 	if o.LivenessBoundNS > 0 {
-		return o.LivenessBoundNS
+		return time.Duration(o.LivenessBoundNS)
 	}
 	ttls := o.LivenessBoundTTLs
 	if ttls == 0 {
 		ttls = DefaultLivenessBoundTTLs
 	}
-	return ttls*h.TTL + h.Think
+	return time.Duration(ttls)*h.TTL + h.Think
 }

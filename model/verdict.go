@@ -57,7 +57,7 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	if len(h.DataLoss) > 0 {
 		v.Violations = append(v.Violations, dataLossViolation(h))
 	}
-	if bound := opts.LivenessBound(h); !opts.SkipLiveness && bound > 0 {
+	if bound := int64(opts.LivenessBound(h)); !opts.SkipLiveness && bound > 0 {
 		if stuck, found := c.checkLiveness(h, windows, bound); found {
 			v.Violations = append(v.Violations, stuck)
 		}

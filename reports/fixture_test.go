@@ -80,7 +80,7 @@ func pausedHolder() (model.History, faults.Plan, model.Verdict) {
 		},
 		End:        sec(90),
 		Healed:     sec(72.5),
-		TTL:        int64(60 * time.Second),
+		TTL:        60 * time.Second,
 		Messages:   42,
 		FinalValue: 1,
 		Leftovers:  []model.LockItem{{Node: "n1", Owner: "h0"}},

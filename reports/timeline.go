@@ -14,10 +14,10 @@ import (
 
 // TimelineOptions narrows a timeline to what a reader needs.
 type TimelineOptions struct {
-	// Around, when > 0, keeps only the lines within Around ns (true time) of
+	// Around, when > 0, keeps only the lines within Around of true time of
 	// the first violation, and says how many lines were left out on either
 	// side. 0 shows the whole run; so does a verdict without violations.
-	Around int64
+	Around time.Duration
 	// MaxLines, when > 0, caps the number of lines shown: the first ones,
 	// or with Around those centred on the first violation. Markers say how
 	// many lines were left out.
@@ -178,8 +178,8 @@ func acquireText(e model.Event, calledAt map[int]int64) string {
 	if e.Granted && e.HasToken {
 		details = append(details, fmt.Sprintf("token %d", e.Token))
 	}
-	if e.Granted && e.ValidUntil != 0 {
-		details = append(details, "valid to "+strings.TrimSpace(formatTime(e.ValidUntil)))
+	if e.Granted && e.ValidUntilTrue != 0 {
+		details = append(details, "valid to "+strings.TrimSpace(formatTime(e.ValidUntilTrue)))
 	}
 	if at, ok := calledAt[e.Client]; ok {
 		details = append(details, "took "+formatLatency(time.Duration(e.Time-at)))
@@ -253,8 +253,8 @@ func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) 
 		for _, x := range v.Violations[1:] {
 			first = min(first, x.Time)
 		}
-		lo = index(lines, func(l timelineLine) bool { return l.time >= first-opt.Around })
-		hi = index(lines, func(l timelineLine) bool { return l.time > first+opt.Around })
+		lo = index(lines, func(l timelineLine) bool { return l.time >= first-int64(opt.Around) })
+		hi = index(lines, func(l timelineLine) bool { return l.time > first+int64(opt.Around) })
 		centre = index(lines, func(l timelineLine) bool { return l.rank == rankViolation && l.time >= first })
 	}
 	if opt.MaxLines > 0 && hi-lo > opt.MaxLines {

@@ -26,7 +26,7 @@ func TestTimelineGolden(t *testing.T) {
 
 func TestTimelineAroundFirstViolation(t *testing.T) {
 	h, plan, v := pausedHolder()
-	got := timeline(t, h, plan, v, TimelineOptions{Around: int64(time.Second)})
+	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Second})
 	golden(t, "timeline_around.golden", []byte(got))
 	for _, want := range []string{"… 10 lines elided", "… 8 lines elided", "XX mutual-exclusion", "h1/t0  acquire → granted (took 15ms)"} {
 		if !strings.Contains(got, want) {
@@ -50,7 +50,7 @@ func TestTimelineMaxLines(t *testing.T) {
 
 func TestTimelineAroundWithMaxLinesKeepsTheViolation(t *testing.T) {
 	h, plan, v := pausedHolder()
-	got := timeline(t, h, plan, v, TimelineOptions{Around: int64(time.Hour), MaxLines: 3})
+	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Hour, MaxLines: 3})
 	lines := strings.Split(strings.TrimSpace(got), "\n")
 	// steady faults, elision, 3 lines centred on the violation, elision, the run's end
 	if len(lines) != 7 || !strings.Contains(lines[3], "XX mutual-exclusion") ||
@@ -111,7 +111,7 @@ func TestTimelineFencing(t *testing.T) {
 	h := model.History{
 		Clients: []model.Client{{Name: "h0/t0"}},
 		Events: []model.Event{
-			{Seq: 1, Time: sec(1), Kind: model.AcquireReturn, Granted: true, HasToken: true, Token: 3, ValidUntil: sec(61)},
+			{Seq: 1, Time: sec(1), Kind: model.AcquireReturn, Granted: true, HasToken: true, Token: 3, ValidUntilTrue: sec(61)},
 			{Seq: 2, Time: sec(2), Kind: model.ResourceRead, HasToken: true, Token: 3},
 			{Seq: 3, Time: sec(3), Kind: model.ResourceWrite, HasToken: true, Token: 3, Value: 6},
 			{Seq: 4, Time: sec(61), Kind: model.BeliefEnd, Reason: "expired"},

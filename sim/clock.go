@@ -6,6 +6,15 @@ import (
 	"github.com/locksim/locksim/faults"
 )
 
+// reading is an instant on one process's own clock, a node's or a host's:
+// what local returns. Every other instant in the simulator (the queue's,
+// the history's, the world's int64 times) is true time, which no process
+// can read. The two are different types so that the compiler refuses the
+// confusion the post's bug 2 is made of: a reading goes to true time only
+// through trueAt, and true time to a reading only through local. A host's
+// local time zone is a third clock, added on top in Env.LocalNow (zone).
+type reading int64
+
 // clock is one process's local clock:
 //
 //	local(t) = t + offset + t*driftPPM/1e6 + (sum of jumps at or before t)
@@ -28,13 +37,13 @@ func (c *clock) addJump(at, delta int64) {
 func (c *clock) driftAt(t int64) int64 { return faults.DriftAt(c.driftPPM, t) }
 
 // local is the reading at true time t.
-func (c *clock) local(t int64) int64 {
-	l := t + c.offset + c.driftAt(t)
+func (c *clock) local(t int64) reading {
+	l := reading(t + c.offset + c.driftAt(t))
 	for _, j := range c.jumps {
 		if j.at > t {
 			break
 		}
-		l += j.delta
+		l += reading(j.delta)
 	}
 	return l
 }
@@ -42,7 +51,7 @@ func (c *clock) local(t int64) int64 {
 // trueAt is the earliest true time >= from at which the reading is >= x,
 // or -1 if it never is (a clock jumped backwards forever is impossible: the
 // last segment always grows, so -1 only means "beyond 2^61 ns", 73 years).
-func (c *clock) trueAt(x, from int64) int64 {
+func (c *clock) trueAt(x reading, from int64) int64 {
 	if c.local(from) >= x {
 		return from
 	}

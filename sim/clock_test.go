@@ -21,7 +21,7 @@ func TestClockLocalIsOffsetDriftAndJumps(t *testing.T) {
 		{int64(time.Second), int64(time.Second) + 5_000 + 100_000 + int64(time.Minute), "a jump counts from its instant on"},
 		{int64(2 * time.Second), int64(2*time.Second) + 5_000 + 200_000 + int64(time.Minute) - int64(time.Second), "jumps add up, backwards too"},
 	} {
-		if got := c.local(tc.at); got != tc.want {
+		if got := c.local(tc.at); got != reading(tc.want) {
 			t.Errorf("local(%d) = %d, want %d (%s)", tc.at, got, tc.want, tc.why)
 		}
 	}
@@ -53,7 +53,7 @@ func TestClockTrueAtIsEarliestInstant(t *testing.T) {
 			c.addJump(rapid.Int64Range(1, horizon).Draw(t, "jump.at"), rapid.Int64Range(-1500, 1500).Draw(t, "jump.delta"))
 		}
 		from := rapid.Int64Range(0, horizon/2).Draw(t, "from")
-		x := c.local(from) + rapid.Int64Range(-100, 3000).Draw(t, "x-local(from)")
+		x := c.local(from) + reading(rapid.Int64Range(-100, 3000).Draw(t, "x-local(from)"))
 		want := int64(-1)
 		for at := from; at <= horizon; at++ {
 			if c.local(at) >= x {
@@ -76,7 +76,7 @@ func TestClockTrueAtIsEarliestInstant(t *testing.T) {
 func TestClockTrueAtFastClockDoesNotOverflow(t *testing.T) {
 	for _, drift := range []int64{200_000, 999_999, 1_000_000} {
 		c := clock{offset: int64(3 * time.Minute), driftPPM: drift}
-		x := int64(10 * time.Minute)
+		x := reading(10 * time.Minute)
 		got := c.trueAt(x, 0)
 		if got < 0 || c.local(got) < x || (got > 0 && c.local(got-1) >= x) {
 			t.Errorf("drift %d ppm: trueAt(10m) = %d (local %d), want the first instant reading 10m", drift, got, c.local(got))

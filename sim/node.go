@@ -87,7 +87,7 @@ type entry struct {
 	owner    string
 	expiry   int64
 	version  uint64
-	expireAt int64
+	expireAt reading
 	counter  uint64
 	// since and writer: when (true time) and by which client the item was
 	// last written; for History.LongItems (world.itemGone).
@@ -129,8 +129,9 @@ type store struct {
 
 // lease is an etcd-style lease: it expires at expireAt on the node's clock.
 type lease struct {
-	id            uint64
-	ttl, expireAt int64
+	id       uint64
+	ttl      int64
+	expireAt reading
 }
 
 // goneHow is how an entry left a store.
@@ -187,7 +188,7 @@ func (s *store) find(key string) int {
 
 // liveIndex returns the index of key's entry if present and not expired at
 // node time now, or -1. An expired entry is removed.
-func (s *store) liveIndex(key string, now int64) int {
+func (s *store) liveIndex(key string, now reading) int {
 	i := s.find(key)
 	if i >= 0 && s.entries[i].expired(now) {
 		s.removeAt(i, goneExpired)
@@ -197,10 +198,10 @@ func (s *store) liveIndex(key string, now int64) int {
 }
 
 // expired reports whether e has reached its node-side TTL at node time now.
-func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now >= e.expireAt }
+func (e *entry) expired(now reading) bool { return e.expireAt != 0 && now >= e.expireAt }
 
 // live returns the entry under key if present and not expired at node time now.
-func (s *store) live(key string, now int64) (entry, bool) {
+func (s *store) live(key string, now reading) (entry, bool) {
 	if i := s.liveIndex(key, now); i >= 0 {
 		return s.entries[i].entry, true
 	}
@@ -239,7 +240,7 @@ func item(key string, e *entry) algorithm.Item {
 // apply executes one request atomically at node-local time now and writes
 // its reply to rep, every field of it (rep is reused memory: see
 // world.turnAround).
-func (s *store) apply(r *request, now int64, rep *reply) {
+func (s *store) apply(r *request, now reading, rep *reply) {
 	*rep = reply{}
 	if len(s.leases) > 0 {
 		s.expireLeases(now) // a key whose lease ran out is gone for every op
@@ -277,7 +278,7 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 			rep.err, rep.item = errKeyAlreadyExists, item(r.key, e)
 			return
 		}
-		e = s.put(i, r.key, entry{owner: r.owner, version: s.nextVersion(r.key), expireAt: now + r.ttl})
+		e = s.put(i, r.key, entry{owner: r.owner, version: s.nextVersion(r.key), expireAt: now + reading(r.ttl)})
 		rep.item = item(r.key, e)
 	case opCompareAndDelete:
 		if e == nil || e.owner != r.owner {
@@ -296,7 +297,7 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 			rep.err = errNotOwner
 			return
 		}
-		e.expireAt = now + r.ttl
+		e.expireAt = now + reading(r.ttl)
 	case opLeaseGrant, opLeaseKeepAlive, opLeaseRevoke, opCreateWithLease, opFirstCreated, opLastCreatedBefore, opDelete:
 		s.applyEtcd(r, now, rep)
 	case opRaiseCounter:
@@ -314,11 +315,11 @@ func (s *store) apply(r *request, now int64, rep *reply) {
 // ended the leases that expired by then, with their keys). A restart does
 // not renew a lease, as a new etcd leader would: time a node was down
 // counts against its leases.
-func (s *store) applyEtcd(r *request, now int64, rep *reply) {
+func (s *store) applyEtcd(r *request, now reading, rep *reply) {
 	switch r.op {
 	case opLeaseGrant:
 		s.lastLease++
-		s.leases = append(s.leases, lease{id: s.lastLease, ttl: r.ttl, expireAt: now + r.ttl})
+		s.leases = append(s.leases, lease{id: s.lastLease, ttl: r.ttl, expireAt: now + reading(r.ttl)})
 		rep.counter = s.lastLease
 	case opLeaseKeepAlive:
 		l := s.findLease(r.num)
@@ -326,7 +327,7 @@ func (s *store) applyEtcd(r *request, now int64, rep *reply) {
 			rep.err = errLeaseNotFound
 			return
 		}
-		s.leases[l].expireAt = now + s.leases[l].ttl
+		s.leases[l].expireAt = now + reading(s.leases[l].ttl)
 	case opLeaseRevoke:
 		l := s.findLease(r.num)
 		if l < 0 {
@@ -380,7 +381,7 @@ func (s *store) findLease(id uint64) int {
 }
 
 // expireLeases ends every lease whose TTL has run out by node time now.
-func (s *store) expireLeases(now int64) {
+func (s *store) expireLeases(now reading) {
 	for l := 0; l < len(s.leases); {
 		if now >= s.leases[l].expireAt {
 			s.endLease(l)

@@ -329,7 +329,8 @@ func (p *process) wakeFromSleep(id uint64) {
 	}
 }
 
-func (p *process) localNow() int64 { return p.w.hosts[p.host].clock.local(p.w.now) }
+// localNow is the host clock's reading now.
+func (p *process) localNow() reading { return p.w.hosts[p.host].clock.local(p.w.now) }
 
 // --- algorithm.Env ---
 
@@ -341,7 +342,7 @@ func (p *process) Topology(key string) []algorithm.Server {
 func (p *process) Now() time.Duration { p.step(); return time.Duration(p.localNow()) }
 func (p *process) LocalNow() time.Duration {
 	p.step()
-	return time.Duration(p.localNow() + p.w.hosts[p.host].zone.offsetAt(p.w.now))
+	return time.Duration(int64(p.localNow()) + p.w.hosts[p.host].zone.offsetAt(p.w.now))
 }
 func (p *process) HostName() string      { p.step(); return p.w.hosts[p.host].name }
 func (p *process) ClientName() string    { p.step(); return p.name }

@@ -279,7 +279,7 @@ func TestStoreMatchesModel(t *testing.T) {
 		}
 		check := func(t *rapid.T, r request) {
 			nodeNow := w.nodes[0].clock.local(w.now)
-			want := m.apply(r, w.now, nodeNow)
+			want := m.apply(r, w.now, int64(nodeNow))
 			got := w.stepNode(r)
 			if got != want {
 				t.Fatalf("%s %s at node time %d: got %+v, want %+v", r.op, r.key, nodeNow, got, want)
@@ -394,13 +394,13 @@ func TestStoreTTLEndsAtDeadlineOnNodeClock(t *testing.T) {
 		t.Fatalf("set: %v", r.err.err())
 	}
 	read := request{op: opRead, key: "k"}
-	if r := s.applied(&read, 1000+int64(time.Second)-1); r.err != errNone {
+	if r := s.applied(&read, 1000+reading(time.Second)-1); r.err != errNone {
 		t.Fatalf("read 1ns before the deadline: %v, want the item", r.err.err())
 	}
-	if r := s.applied(&read, 1000+int64(time.Second)); r.err != errKeyNotFound {
+	if r := s.applied(&read, 1000+reading(time.Second)); r.err != errKeyNotFound {
 		t.Fatalf("read at the deadline: %+v, want KeyNotFound", r)
 	}
-	if r := s.applied(&set, 1000+int64(time.Second)); r.err != errNone {
+	if r := s.applied(&set, 1000+reading(time.Second)); r.err != errNone {
 		t.Fatalf("set after expiry: %v, want a new item", r.err.err())
 	}
 }
@@ -420,7 +420,7 @@ func (s *store) get(key string) entry {
 }
 
 // applied is the reply of apply(r, now).
-func (s *store) applied(r *request, now int64) reply {
+func (s *store) applied(r *request, now reading) reply {
 	var rep reply
 	s.apply(r, now, &rep)
 	return rep

@@ -31,15 +31,15 @@ func (p *process) acquire() algorithm.Grant {
 		p.holdID++
 		p.validUntil = 0
 		if g.ValidUntil != 0 {
-			ev.ValidUntil = p.scheduleValidity(int64(g.ValidUntil))
-			p.validUntil = ev.ValidUntil
+			ev.ValidUntilTrue = p.scheduleValidity(reading(g.ValidUntil))
+			p.validUntil = ev.ValidUntilTrue
 		}
 	}
 	p.w.record(p, ev)
 	if g.Granted && len(p.w.pendingMoves) > 0 {
 		p.w.movePending() // a topology change that waited for a lock to be held
 	}
-	if g.Granted && ev.ValidUntil != 0 && ev.ValidUntil <= p.w.now {
+	if g.Granted && ev.ValidUntilTrue != 0 && ev.ValidUntilTrue <= p.w.now {
 		p.endBelief("expired") // granted with no validity left at all
 	}
 	return g
@@ -47,7 +47,7 @@ func (p *process) acquire() algorithm.Grant {
 
 // scheduleValidity arranges for the belief to end when the host clock reads
 // validUntil, and returns that instant in true time.
-func (p *process) scheduleValidity(validUntil int64) int64 {
+func (p *process) scheduleValidity(validUntil reading) int64 {
 	at := p.w.hosts[p.host].clock.trueAt(validUntil, p.w.now)
 	if at < 0 {
 		return 0

@@ -142,7 +142,7 @@ func newWorld(s Scenario) (*world, error) {
 	}
 	w.views = [][]int{w.initialMembers()}
 	w.applyClocks()
-	w.hist = model.History{End: w.end, TTL: int64(cfg.TTL), Think: int64(cfg.ThinkMax), Fenced: w.fenced, Healed: w.healedAt(),
+	w.hist = model.History{End: w.end, TTL: cfg.TTL, Think: cfg.ThinkMax, Fenced: w.fenced, Healed: w.healedAt(),
 		Replicas: len(w.placement(w.views[0], LockKey))}
 	w.writeAppData()
 	w.takeBuffers(s.Buffers)

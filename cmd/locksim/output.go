@@ -15,7 +15,7 @@ import (
 // Around the first violation, timelines show this much true time either
 // side, at most timelineMaxLines lines; -trace shows the whole run.
 const (
-	timelineAround   = int64(2 * time.Second)
+	timelineAround   = 2 * time.Second
 	timelineMaxLines = 50
 )
 

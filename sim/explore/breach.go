@@ -297,7 +297,7 @@ func lateUseBreach(plan faults.Plan, h model.History) (Breach, bool) {
 		switch e.Kind {
 		case model.AcquireReturn:
 			if e.Granted {
-				holds[e.Client] = &hold{validEnd: e.ValidUntil, start: e.Time}
+				holds[e.Client] = &hold{validEnd: e.ValidUntilTrue, start: e.Time}
 			}
 		case model.BeliefEnd:
 			if hd := holds[e.Client]; hd != nil && e.Reason == "expired" {

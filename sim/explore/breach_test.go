@@ -82,7 +82,7 @@ func TestClockRateAndJumpBreaches(t *testing.T) {
 
 // hist builds a history from events, numbering them.
 func hist(end int64, events ...model.Event) model.History {
-	h := model.History{End: end, TTL: 60 * sec, Clients: []model.Client{{Name: "h0/t0", Host: "h0"}, {Name: "h1/t0", Host: "h1"}}}
+	h := model.History{End: end, TTL: 60 * time.Second, Clients: []model.Client{{Name: "h0/t0", Host: "h0"}, {Name: "h1/t0", Host: "h1"}}}
 	for i, e := range events {
 		e.Seq = uint64(i + 1)
 		h.Events = append(h.Events, e)
@@ -92,7 +92,7 @@ func hist(end int64, events ...model.Event) model.History {
 
 func TestLateUseBreach(t *testing.T) {
 	a := algorithm.Assumptions{UseWithinValidity: true}
-	grant := model.Event{Time: 1 * sec, Client: 0, Kind: model.AcquireReturn, Granted: true, ValidUntil: 60 * sec}
+	grant := model.Event{Time: 1 * sec, Client: 0, Kind: model.AcquireReturn, Granted: true, ValidUntilTrue: 60 * sec}
 	expired := model.Event{Time: 60 * sec, Client: 0, Kind: model.BeliefEnd, Reason: "expired"}
 	late := model.Event{Time: 61 * sec, Client: 0, Kind: model.ResourceWrite, Value: 1, Accepted: true, Sent: 59 * sec}
 	inTime := model.Event{Time: 59 * sec, Client: 0, Kind: model.ResourceWrite, Value: 1, Accepted: true, Sent: 58 * sec}
@@ -174,7 +174,7 @@ func TestClassify(t *testing.T) {
 	}}
 	late := Breach{Assumption: algorithm.UseWithinValidity, Time: 60 * sec, Safety: true}
 	loss := Breach{Assumption: algorithm.MessageLoss, Time: 0, Safety: false}
-	fs := Classify(lease, v, []Breach{late, loss}, 180*sec)
+	fs := Classify(lease, v, []Breach{late, loss}, 180*time.Second)
 	want := []string{"bug", "expected", "expected", "bug"}
 	for i, f := range fs {
 		if f.Standing() != want[i] {
@@ -187,11 +187,11 @@ func TestClassify(t *testing.T) {
 		t.Errorf("breaches named: %v, %v", fs[1].Breach, fs[2].Breach)
 	}
 	// fenced does not promise mutual exclusion.
-	if f := Classify(fencedEnv, v, nil, 180*sec)[0]; f.Promised || f.Bug() || !strings.HasPrefix(f.Note("fenced"), "not promised") {
+	if f := Classify(fencedEnv, v, nil, 180*time.Second)[0]; f.Promised || f.Bug() || !strings.HasPrefix(f.Note("fenced"), "not promised") {
 		t.Errorf("fenced's overlap: %+v", f)
 	}
 	// A breach after the violation excuses nothing.
-	if f := Classify(lease, model.Verdict{Violations: v.Violations[:1]}, []Breach{{Assumption: algorithm.ClockRate, Time: 51 * sec, Safety: true}}, 180*sec)[0]; !f.Bug() {
+	if f := Classify(lease, model.Verdict{Violations: v.Violations[:1]}, []Breach{{Assumption: algorithm.ClockRate, Time: 51 * sec, Safety: true}}, 180*time.Second)[0]; !f.Bug() {
 		t.Errorf("a breach after the violation excused it: %+v", f)
 	}
 }

@@ -62,7 +62,7 @@ var catalogue = []entry{
 		})
 	}},
 	{name: "no-validity", fix: "fix-validity", kind: model.MutualExclusion, variant: "original", match: func(o Outcome) bool {
-		return during(o, func(from, to int64) bool { return to-from >= o.History.TTL })
+		return during(o, func(from, to int64) bool { return to-from >= int64(o.History.TTL) })
 	}},
 	{name: "local-time", fix: "fix-clock", kind: model.MutualExclusion, variant: "original", match: func(o Outcome) bool {
 		return safetyOf(o) != nil && len(o.Plan.Zones) > 0

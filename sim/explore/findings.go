@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/model"
@@ -73,11 +74,11 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 }
 
 // Classify judges every violation of v against env, given the breaches of
-// the run (Breaches) and the liveness bound the verdict was checked with,
-// ns. A liveness violation's Time is the start of the wait (or the stay
+// the run (Breaches) and the liveness bound the verdict was checked with
+// (true time, as every instant of a verdict is). A liveness violation's Time is the start of the wait (or the stay
 // of an item) it reports, and its End when that passed the bound: a breach
 // before then is one the wait lived through.
-func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livenessBound int64) []Finding {
+func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livenessBound time.Duration) []Finding {
 	if len(v.Violations) == 0 {
 		return nil
 	}
@@ -89,7 +90,7 @@ func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livene
 		if f.Promised && p != 0 {
 			horizon := x.Time
 			if x.Kind.IsLiveness() {
-				horizon = max(horizon+livenessBound, x.End)
+				horizon = max(horizon+int64(livenessBound), x.End)
 			}
 			for j := range breaches {
 				if b := breaches[j]; b.Time <= horizon && b.protects(x.Kind) {

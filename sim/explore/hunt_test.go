@@ -107,7 +107,7 @@ func hunt(t *testing.T, tg Target, kind model.ViolationKind, bug bool) {
 		}
 		v := out.Findings[i]
 		var tl strings.Builder
-		_ = reports.Timeline(&tl, out.History, out.Plan, out.Verdict, reports.TimelineOptions{Around: int64(10 * time.Second), MaxLines: 40})
+		_ = reports.Timeline(&tl, out.History, out.Plan, out.Verdict, reports.TimelineOptions{Around: 10 * time.Second, MaxLines: 40})
 		rt.Logf("timeline:\n%s", tl.String())
 		rt.Logf("replay: %s", replayFile(tg, out))
 		rt.Fatalf("%s (%s): %s %s", v.Kind, v.Standing(), v.Story, v.Note(tg.Variant.Name))
