@@ -74,77 +74,16 @@ func (w *world) computeReach() {
 	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) || end <= 0 {
 		return
 	}
-	type window struct{ from, to int64 }
-	span := func(at, d int64) window {
-		if d <= 0 {
-			return window{at, end} // for good
-		}
-		return window{at, min(at+d, end)}
-	}
-	var down, clog [64][]window // per node
-	var parts []int             // plan events: partitions
-	paused := make([][]window, len(w.clients))
-	points := []int64{0}
-	add := func(ws ...window) {
-		for _, x := range ws {
-			points = append(points, x.from, x.to)
-		}
-	}
-	for i, e := range w.plan.Events {
-		at, d := int64(e.At), int64(e.For)
-		switch e.Kind {
-		case faults.Crash:
-			down[e.Node] = append(down[e.Node], span(at, d))
-			add(span(at, d))
-		case faults.Clog:
-			clog[e.Node] = append(clog[e.Node], span(at, d))
-			add(span(at, d))
-		case faults.Partition:
-			parts = append(parts, i)
-			add(span(at, d))
-		case faults.Pause:
-			if e.Point == "" && e.Client < len(paused) {
-				paused[e.Client] = append(paused[e.Client], span(at, d))
-				add(span(at, d))
-			}
-		}
-	}
-	for _, p := range w.hist.Pauses {
-		if p.Client < len(paused) {
-			paused[p.Client] = append(paused[p.Client], span(p.Time, p.For))
-			add(span(p.Time, p.For))
-		}
-	}
-	if w.quarantine {
-		for _, r := range w.hist.Restarts {
-			down[r.Node] = append(down[r.Node], span(r.Time, int64(w.cfg.TTL))) // no lock writes
-			add(span(r.Time, int64(w.cfg.TTL)))
-		}
-	}
-	for _, mv := range w.hist.Moves {
-		add(window{mv.Time, max(mv.Time, mv.Until)})
-	}
-	points = append(points, end)
-	slices.Sort(points)
-	points = slices.Compact(points)
-
-	in := func(ws []window, t int64) bool {
-		for _, x := range ws {
-			if x.from <= t && t < x.to {
-				return true
-			}
-		}
-		return false
-	}
+	u := w.obstacles()
 	replicas := w.placement(w.views[0], LockKey)
 	open := make([]int, len(w.clients)) // per client: index+1 of its open Reach, 0 none
-	for k, t := range points {
+	for k, t := range u.points {
 		if t >= end {
 			break
 		}
 		next := end
-		if k+1 < len(points) {
-			next = points[k+1]
+		if k+1 < len(u.points) {
+			next = u.points[k+1]
 		}
 		changing := false
 		for _, mv := range w.hist.Moves {
@@ -153,17 +92,8 @@ func (w *world) computeReach() {
 				changing = changing || t < mv.Until
 			}
 		}
-		for c, p := range w.clients {
-			ok := !changing && !in(paused[c], t) && len(replicas) > 0
-			if ok {
-				up := 0
-				for _, n := range replicas {
-					if !in(down[n], t) && !in(clog[n], t) && !w.cutAt(parts, p.host, n, t) && !w.tooSlow(p.host, n) {
-						up++
-					}
-				}
-				ok = up > len(replicas)/2
-			}
+		for c := range w.clients {
+			ok := !changing && w.reachesMajority(u, c, replicas, t)
 			switch {
 			case ok && open[c] > 0:
 				w.hist.Reach[open[c]-1].To = next
@@ -176,6 +106,98 @@ func (w *world) computeReach() {
 		}
 	}
 	slices.SortStableFunc(w.hist.Reach, func(a, b model.Reach) int { return a.Client - b.Client })
+}
+
+// window is a stretch [from, to) of true time.
+type window struct{ from, to int64 }
+
+// inWindow reports whether t is in one of ws.
+func inWindow(ws []window, t int64) bool {
+	for _, x := range ws {
+		if x.from <= t && t < x.to {
+			return true
+		}
+	}
+	return false
+}
+
+// obstacles are what keep clients from the key's nodes during a run, as
+// windows of true time: crashed or quarantined nodes, clogged nodes, the
+// plan's partitions, paused clients; and points, every instant at which
+// reachability can change (sorted, each once, from 0 to the run's end).
+type obstacles struct {
+	down, clog [64][]window // per node
+	parts      []int        // indexes of the plan's partitions
+	paused     [][]window   // per client
+	points     []int64
+}
+
+// obstacles collects the run's obstacles from its plan and history.
+func (w *world) obstacles() *obstacles {
+	end := w.hist.End
+	u := &obstacles{paused: make([][]window, len(w.clients)), points: []int64{0}}
+	span := func(at, d int64) window {
+		if d <= 0 {
+			return window{at, end} // for good
+		}
+		return window{at, min(at+d, end)}
+	}
+	add := func(ws *[]window, x window) {
+		if ws != nil {
+			*ws = append(*ws, x)
+		}
+		u.points = append(u.points, x.from, x.to)
+	}
+	for i, e := range w.plan.Events {
+		at, d := int64(e.At), int64(e.For)
+		switch e.Kind {
+		case faults.Crash:
+			add(&u.down[e.Node], span(at, d))
+		case faults.Clog:
+			add(&u.clog[e.Node], span(at, d))
+		case faults.Partition:
+			u.parts = append(u.parts, i)
+			add(nil, span(at, d))
+		case faults.Pause:
+			if e.Point == "" && e.Client < len(u.paused) {
+				add(&u.paused[e.Client], span(at, d))
+			}
+		}
+	}
+	for _, p := range w.hist.Pauses {
+		if p.Client < len(u.paused) {
+			add(&u.paused[p.Client], span(p.Time, p.For))
+		}
+	}
+	if w.quarantine {
+		for _, r := range w.hist.Restarts {
+			add(&u.down[r.Node], span(r.Time, int64(w.cfg.TTL))) // no lock writes
+		}
+	}
+	for _, mv := range w.hist.Moves {
+		add(nil, window{mv.Time, max(mv.Time, mv.Until)})
+	}
+	u.points = append(u.points, end)
+	slices.Sort(u.points)
+	u.points = slices.Compact(u.points)
+	return u
+}
+
+// reachesMajority reports whether client c, at true time t, is not paused
+// and a majority of replicas is up, takes lock writes, and can be reached
+// from its host both ways.
+func (w *world) reachesMajority(u *obstacles, c int, replicas []int, t int64) bool {
+	if inWindow(u.paused[c], t) || len(replicas) == 0 {
+		return false
+	}
+	host := w.clients[c].host
+	up := 0
+	for _, n := range replicas {
+		if !inWindow(u.down[n], t) && !inWindow(u.clog[n], t) && !w.cutAt(u.parts, host, n, t) && !w.tooSlow(host, n) {
+			up++
+		}
+	}
+	return up > len(replicas)/2
 }
 
 // cutAt reports whether a partition among plan events parts, active at
