@@ -200,83 +200,15 @@ func (t Target) replicationRange() [2]int {
 
 // drawWorld draws the fields of draw into base, from seed, within wb.
 func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) sim.Config {
-	rep := wb.replication
 	r := rand.New(rand.NewPCG(seed, worldStream))
 	c := base
 	has := func(f WorldField) bool { return slices.Contains(draw, f) }
-	between := func(lo, hi time.Duration) time.Duration { // whole milliseconds
-		return lo + time.Millisecond*time.Duration(r.Int64N(int64((hi-lo)/time.Millisecond)+1))
-	}
-	if has(WorldNodes) {
-		lo := rep[0]
-		if !has(WorldReplication) {
-			lo = base.Replication // the pinned replication must fit
-		}
-		c.Nodes = lo + r.IntN(max(maxWorldNodes, lo)-lo+1)
-	}
-	if has(WorldReplication) {
-		hi := min(rep[1], c.Nodes)
-		c.Replication = rep[0] + r.IntN(max(hi-rep[0], 0)+1)
-	}
-	if has(WorldHosts) {
-		c.Hosts = 1 + r.IntN(4)
-	}
-	if has(WorldThreads) {
-		c.ThreadsPerHost = 1 + r.IntN(3)
-	}
-	if has(WorldTTL) {
-		// The post's minute a third of the time, else anything from 5 s to
-		// 2 min: a short TTL expires (and is scavenged) many times a run.
-		if r.IntN(3) != 0 {
-			c.TTL = between(5*time.Second, 2*time.Minute)
-		} else {
-			c.TTL = time.Minute
-		}
-	}
-	if has(WorldHold) {
-		switch r.IntN(3) {
-		case 0: // short, as the default world's
-			c.HoldMin, c.HoldMax = between(time.Millisecond, 100*time.Millisecond), between(100*time.Millisecond, 2*time.Second)
-		case 1: // up to a quarter of the TTL
-			c.HoldMin, c.HoldMax = between(time.Millisecond, time.Second), between(time.Second, max(time.Second, c.TTL/4))
-		default: // close to the TTL: a holder that finishes just in time, or not
-			c.HoldMin = between(c.TTL/3, c.TTL/2)
-			c.HoldMax = between(c.HoldMin, c.TTL-c.TTL/20)
-		}
-	}
-	if has(WorldThink) {
-		switch r.IntN(3) {
-		case 0: // hot contention
-			c.ThinkMin, c.ThinkMax = 0, between(time.Millisecond, 100*time.Millisecond)
-		case 1: // the default world's
-			c.ThinkMin, c.ThinkMax = 100*time.Millisecond, 3*time.Second
-		default: // idle clients
-			c.ThinkMin, c.ThinkMax = between(time.Second, 5*time.Second), between(5*time.Second, 30*time.Second)
-		}
-	}
+	// The order of the draws is the meaning of a seed: each group below
+	// draws from r in turn, and only for the fields asked for.
+	drawShape(r, &c, base, has, wb.replication)
+	drawTiming(r, &c, has)
 	if has(WorldLatency) {
-		c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
-		switch r.IntN(4) {
-		case 0: // uniform, no tail
-			c.LatencyMin, c.LatencyMax, c.LatencyTail = between(0, 2*time.Millisecond), between(2*time.Millisecond, 20*time.Millisecond), 0
-		case 1: // long-tailed: 1% of messages take up to twice the RPC timeout longer
-			c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
-			c.LatencyTail = between(50*time.Millisecond, 2*c.RPCTimeout)
-			if wb.lossMaxPPM > 0 {
-				c.LatencyTail = longestTailWithin(c, wb.lossMaxPPM-1) // leaves the plan 1 ppm at least
-			}
-		default: // the default's, and one slow link (a host to a node) or one slow client (a host to every node)
-			d := sim.DefaultConfig()
-			c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
-			c.SlowExtra = between(20*time.Millisecond, 2*c.RPCTimeout)
-			if wb.lossMaxPPM > 0 {
-				c.SlowExtra = slowestWithin(c, wb.lossMaxPPM-1) // leaves the plan 1 ppm at least
-			}
-			c.SlowHost, c.SlowNode = r.IntN(c.Hosts), r.IntN(c.Nodes)
-			if r.IntN(2) == 0 {
-				c.SlowNode = -1
-			}
-		}
+		drawLatency(r, &c, wb.lossMaxPPM)
 	}
 	if has(WorldVersions) {
 		c.RestartingVersions = r.IntN(4) == 0
@@ -296,6 +228,94 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) 
 		}
 	}
 	return c
+}
+
+// drawBetween draws a whole number of milliseconds in [lo, hi].
+func drawBetween(r *rand.Rand, lo, hi time.Duration) time.Duration {
+	return lo + time.Millisecond*time.Duration(r.Int64N(int64((hi-lo)/time.Millisecond)+1))
+}
+
+// drawShape draws the world's size: nodes, replication (within rep),
+// hosts, threads per host.
+func drawShape(r *rand.Rand, c *sim.Config, base sim.Config, has func(WorldField) bool, rep [2]int) {
+	if has(WorldNodes) {
+		lo := rep[0]
+		if !has(WorldReplication) {
+			lo = base.Replication // the pinned replication must fit
+		}
+		c.Nodes = lo + r.IntN(max(maxWorldNodes, lo)-lo+1)
+	}
+	if has(WorldReplication) {
+		hi := min(rep[1], c.Nodes)
+		c.Replication = rep[0] + r.IntN(max(hi-rep[0], 0)+1)
+	}
+	if has(WorldHosts) {
+		c.Hosts = 1 + r.IntN(4)
+	}
+	if has(WorldThreads) {
+		c.ThreadsPerHost = 1 + r.IntN(3)
+	}
+}
+
+// drawTiming draws the TTL and the workload's hold and think times.
+func drawTiming(r *rand.Rand, c *sim.Config, has func(WorldField) bool) {
+	if has(WorldTTL) {
+		// The post's minute a third of the time, else anything from 5 s to
+		// 2 min: a short TTL expires (and is scavenged) many times a run.
+		if r.IntN(3) != 0 {
+			c.TTL = drawBetween(r, 5*time.Second, 2*time.Minute)
+		} else {
+			c.TTL = time.Minute
+		}
+	}
+	if has(WorldHold) {
+		switch r.IntN(3) {
+		case 0: // short, as the default world's
+			c.HoldMin, c.HoldMax = drawBetween(r, time.Millisecond, 100*time.Millisecond), drawBetween(r, 100*time.Millisecond, 2*time.Second)
+		case 1: // up to a quarter of the TTL
+			c.HoldMin, c.HoldMax = drawBetween(r, time.Millisecond, time.Second), drawBetween(r, time.Second, max(time.Second, c.TTL/4))
+		default: // close to the TTL: a holder that finishes just in time, or not
+			c.HoldMin = drawBetween(r, c.TTL/3, c.TTL/2)
+			c.HoldMax = drawBetween(r, c.HoldMin, c.TTL-c.TTL/20)
+		}
+	}
+	if has(WorldThink) {
+		switch r.IntN(3) {
+		case 0: // hot contention
+			c.ThinkMin, c.ThinkMax = 0, drawBetween(r, time.Millisecond, 100*time.Millisecond)
+		case 1: // the default world's
+			c.ThinkMin, c.ThinkMax = 100*time.Millisecond, 3*time.Second
+		default: // idle clients
+			c.ThinkMin, c.ThinkMax = drawBetween(r, time.Second, 5*time.Second), drawBetween(r, 5*time.Second, 30*time.Second)
+		}
+	}
+}
+
+// drawLatency draws the network's latency profile; lossMaxPPM (> 0) bounds
+// what late replies may take of the envelope's message loss.
+func drawLatency(r *rand.Rand, c *sim.Config, lossMaxPPM int64) {
+	c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
+	switch r.IntN(4) {
+	case 0: // uniform, no tail
+		c.LatencyMin, c.LatencyMax, c.LatencyTail = drawBetween(r, 0, 2*time.Millisecond), drawBetween(r, 2*time.Millisecond, 20*time.Millisecond), 0
+	case 1: // long-tailed: 1% of messages take up to twice the RPC timeout longer
+		c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
+		c.LatencyTail = drawBetween(r, 50*time.Millisecond, 2*c.RPCTimeout)
+		if lossMaxPPM > 0 {
+			c.LatencyTail = longestTailWithin(*c, lossMaxPPM-1) // leaves the plan 1 ppm at least
+		}
+	default: // the default's, and one slow link (a host to a node) or one slow client (a host to every node)
+		d := sim.DefaultConfig()
+		c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+		c.SlowExtra = drawBetween(r, 20*time.Millisecond, 2*c.RPCTimeout)
+		if lossMaxPPM > 0 {
+			c.SlowExtra = slowestWithin(*c, lossMaxPPM-1) // leaves the plan 1 ppm at least
+		}
+		c.SlowHost, c.SlowNode = r.IntN(c.Hosts), r.IntN(c.Nodes)
+		if r.IntN(2) == 0 {
+			c.SlowNode = -1
+		}
+	}
 }
 
 // Bounds of the world a seed draws.
@@ -419,83 +439,12 @@ func worldList(fs []WorldField) string {
 // shrunk counterexample keeps only the unusual settings it needs.
 func WorldGen(base sim.Config, draw []WorldField) *rapid.Generator[sim.Config] {
 	has := func(f WorldField) bool { return slices.Contains(draw, f) }
-	d := sim.DefaultConfig()
-	// first puts the post's value first, where rapid shrinks to.
-	first := func(def int, lo, hi int) []int {
-		out := []int{def}
-		for v := lo; v <= hi; v++ {
-			if v != def {
-				out = append(out, v)
-			}
-		}
-		return out
-	}
-	ms := func(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
-		return time.Millisecond * time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label))
-	}
 	return rapid.Custom(func(t *rapid.T) sim.Config {
 		c := base
-		if has(WorldNodes) {
-			lo := 1
-			if !has(WorldReplication) {
-				lo = base.Replication
-			}
-			c.Nodes = rapid.SampledFrom(first(max(d.Nodes, lo), lo, max(maxWorldNodes, lo))).Draw(t, "nodes")
-		}
-		if has(WorldReplication) {
-			c.Replication = min(c.Nodes, rapid.SampledFrom(first(d.Replication, 1, maxWorldReplication)).Draw(t, "replication"))
-		}
-		if has(WorldHosts) {
-			c.Hosts = rapid.SampledFrom(first(d.Hosts, 1, 4)).Draw(t, "hosts")
-		}
-		if has(WorldThreads) {
-			c.ThreadsPerHost = rapid.SampledFrom(first(d.ThreadsPerHost, 1, 3)).Draw(t, "threads")
-		}
-		if has(WorldTTL) && rapid.Bool().Draw(t, "other ttl") {
-			c.TTL = ms(t, 5*time.Second, 2*time.Minute, "ttl")
-		} else if has(WorldTTL) {
-			c.TTL = d.TTL
-		}
-		if has(WorldHold) {
-			switch rapid.IntRange(0, 2).Draw(t, "hold profile") {
-			case 0:
-				c.HoldMin, c.HoldMax = d.HoldMin, d.HoldMax
-			case 1: // up to a quarter of the TTL
-				c.HoldMin = ms(t, time.Millisecond, time.Second, "hold min")
-				c.HoldMax = ms(t, time.Second, max(time.Second, c.TTL/4), "hold max")
-			default: // close to the TTL
-				c.HoldMin = ms(t, c.TTL/3, c.TTL/2, "hold min")
-				c.HoldMax = ms(t, c.HoldMin, c.TTL-c.TTL/20, "hold max")
-			}
-		}
-		if has(WorldThink) {
-			switch rapid.IntRange(0, 2).Draw(t, "think profile") {
-			case 0:
-				c.ThinkMin, c.ThinkMax = d.ThinkMin, d.ThinkMax
-			case 1: // hot contention
-				c.ThinkMin, c.ThinkMax = 0, ms(t, time.Millisecond, 100*time.Millisecond, "think max")
-			default: // idle clients
-				c.ThinkMin = ms(t, time.Second, 5*time.Second, "think min")
-				c.ThinkMax = ms(t, 5*time.Second, 30*time.Second, "think max")
-			}
-		}
+		genShape(t, &c, base, has)
+		genTiming(t, &c, has)
 		if has(WorldLatency) {
-			slowExtra := ms(t, 20*time.Millisecond, 2*c.RPCTimeout, "slow extra")
-			slowHost, slowNode := rapid.IntRange(0, c.Hosts-1).Draw(t, "slow host"), rapid.IntRange(-1, c.Nodes-1).Draw(t, "slow node")
-			c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
-			switch rapid.IntRange(0, 3).Draw(t, "latency profile") {
-			case 3: // one slow link, or (node -1) one slow client
-				c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
-				c.SlowExtra, c.SlowHost, c.SlowNode = slowExtra, slowHost, slowNode
-			case 0:
-				c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
-			case 1: // uniform, no tail
-				c.LatencyMin = ms(t, 0, 2*time.Millisecond, "latency min")
-				c.LatencyMax, c.LatencyTail = ms(t, 2*time.Millisecond, 20*time.Millisecond, "latency max"), 0
-			default: // long-tailed
-				c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
-				c.LatencyTail = ms(t, 50*time.Millisecond, 2*c.RPCTimeout, "latency tail")
-			}
+			genLatency(t, &c)
 		}
 		if has(WorldVersions) {
 			c.RestartingVersions = rapid.Bool().Draw(t, "restarting versions")
@@ -505,4 +454,95 @@ func WorldGen(base sim.Config, draw []WorldField) *rapid.Generator[sim.Config] {
 		}
 		return c
 	})
+}
+
+// postFirst lists lo..hi with def first, where rapid shrinks to.
+func postFirst(def int, lo, hi int) []int {
+	out := []int{def}
+	for v := lo; v <= hi; v++ {
+		if v != def {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// genMillis draws a whole number of milliseconds in [lo, hi].
+func genMillis(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
+	return time.Millisecond * time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label))
+}
+
+// genShape is drawShape for rapid.
+func genShape(t *rapid.T, c *sim.Config, base sim.Config, has func(WorldField) bool) {
+	d := sim.DefaultConfig()
+	if has(WorldNodes) {
+		lo := 1
+		if !has(WorldReplication) {
+			lo = base.Replication
+		}
+		c.Nodes = rapid.SampledFrom(postFirst(max(d.Nodes, lo), lo, max(maxWorldNodes, lo))).Draw(t, "nodes")
+	}
+	if has(WorldReplication) {
+		c.Replication = min(c.Nodes, rapid.SampledFrom(postFirst(d.Replication, 1, maxWorldReplication)).Draw(t, "replication"))
+	}
+	if has(WorldHosts) {
+		c.Hosts = rapid.SampledFrom(postFirst(d.Hosts, 1, 4)).Draw(t, "hosts")
+	}
+	if has(WorldThreads) {
+		c.ThreadsPerHost = rapid.SampledFrom(postFirst(d.ThreadsPerHost, 1, 3)).Draw(t, "threads")
+	}
+}
+
+// genTiming is drawTiming for rapid.
+func genTiming(t *rapid.T, c *sim.Config, has func(WorldField) bool) {
+	d := sim.DefaultConfig()
+	if has(WorldTTL) && rapid.Bool().Draw(t, "other ttl") {
+		c.TTL = genMillis(t, 5*time.Second, 2*time.Minute, "ttl")
+	} else if has(WorldTTL) {
+		c.TTL = d.TTL
+	}
+	if has(WorldHold) {
+		switch rapid.IntRange(0, 2).Draw(t, "hold profile") {
+		case 0:
+			c.HoldMin, c.HoldMax = d.HoldMin, d.HoldMax
+		case 1: // up to a quarter of the TTL
+			c.HoldMin = genMillis(t, time.Millisecond, time.Second, "hold min")
+			c.HoldMax = genMillis(t, time.Second, max(time.Second, c.TTL/4), "hold max")
+		default: // close to the TTL
+			c.HoldMin = genMillis(t, c.TTL/3, c.TTL/2, "hold min")
+			c.HoldMax = genMillis(t, c.HoldMin, c.TTL-c.TTL/20, "hold max")
+		}
+	}
+	if has(WorldThink) {
+		switch rapid.IntRange(0, 2).Draw(t, "think profile") {
+		case 0:
+			c.ThinkMin, c.ThinkMax = d.ThinkMin, d.ThinkMax
+		case 1: // hot contention
+			c.ThinkMin, c.ThinkMax = 0, genMillis(t, time.Millisecond, 100*time.Millisecond, "think max")
+		default: // idle clients
+			c.ThinkMin = genMillis(t, time.Second, 5*time.Second, "think min")
+			c.ThinkMax = genMillis(t, 5*time.Second, 30*time.Second, "think max")
+		}
+	}
+}
+
+// genLatency is drawLatency for rapid.
+func genLatency(t *rapid.T, c *sim.Config) {
+	d := sim.DefaultConfig()
+	slowExtra := genMillis(t, 20*time.Millisecond, 2*c.RPCTimeout, "slow extra")
+	slowHost, slowNode := rapid.IntRange(0, c.Hosts-1).Draw(t, "slow host"), rapid.IntRange(-1, c.Nodes-1).Draw(t, "slow node")
+	c.SlowExtra, c.SlowHost, c.SlowNode = 0, 0, 0
+	switch rapid.IntRange(0, 3).Draw(t, "latency profile") {
+	case 3: // one slow link, or (node -1) one slow client
+		c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+		c.SlowExtra, c.SlowHost, c.SlowNode = slowExtra, slowHost, slowNode
+	case 0:
+		c.LatencyMin, c.LatencyMax, c.LatencyTail = d.LatencyMin, d.LatencyMax, d.LatencyTail
+	case 1: // uniform, no tail
+		c.LatencyMin = genMillis(t, 0, 2*time.Millisecond, "latency min")
+		c.LatencyMax, c.LatencyTail = genMillis(t, 2*time.Millisecond, 20*time.Millisecond, "latency max"), 0
+	default: // long-tailed
+		c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
+		c.LatencyTail = genMillis(t, 50*time.Millisecond, 2*c.RPCTimeout, "latency tail")
+	}
 }
