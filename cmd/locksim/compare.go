@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
@@ -95,50 +96,28 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 			opts.Pin = append(opts.Pin, w)
 		}
 	}
-	if *variantList != "" {
-		for _, name := range splitList(*variantList) {
-			v, err := variants.Lookup(name)
-			if err != nil {
-				return f.fail(stderr, err)
-			}
-			opts.Variants = append(opts.Variants, v)
-		}
-	} else {
-		opts.Variants = variants.All()
-	}
 	var err error
+	if opts.Variants, err = lookupVariants(*variantList); err != nil {
+		return f.fail(stderr, err)
+	}
 	if opts.Classes, err = faults.ParseClasses(*classList); err != nil {
 		return f.fail(stderr, err)
 	}
 	out.resolve(*outDir)
 
-	links := map[string]string{}
-	var cellErr error
+	pages := cellPages{out: &out, links: map[string]string{}}
 	prog := newCompareProgress(stderr, cellCount(opts))
 	opts.OnCell = func(r explore.CellResult) {
 		prog.cell(r)
-		if out.cellsDir == "" || r.First == nil || cellErr != nil {
-			return
-		}
-		link, err := out.writeCellHTML(r)
-		if err != nil {
-			cellErr = fmt.Errorf("cannot write the porcupine HTML of %s × %s: %v", r.Variant, r.Cell.Class, err)
-			return
-		}
-		links[r.Variant+"\x00"+string(r.Cell.Class)] = link
+		pages.write(r)
 	}
 	m, err := explore.Compare(opts)
 	prog.clear()
+	if err == nil {
+		err = pages.link(&m)
+	}
 	if err != nil {
 		return f.fail(stderr, err)
-	}
-	if cellErr != nil {
-		return f.fail(stderr, cellErr)
-	}
-	for i := range m.Rows {
-		for j := range m.Rows[i].Cells {
-			m.Rows[i].Cells[j].HTMLLink = links[m.Rows[i].Variant+"\x00"+string(m.Rows[i].Cells[j].Class)]
-		}
 	}
 	if err := out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
 		return f.fail(stderr, err)
@@ -148,6 +127,56 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	prog.done()
 	return exitOK
+}
+
+// lookupVariants is the variants a comma-separated list names, or every
+// variant when it is empty.
+func lookupVariants(list string) ([]algorithm.Variant, error) {
+	if list == "" {
+		return variants.All(), nil
+	}
+	var vs []algorithm.Variant
+	for _, name := range splitList(list) {
+		v, err := variants.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
+}
+
+// cellPages writes the porcupine page of each failing cell as compare
+// delivers it, and links the matrix's cells to them.
+type cellPages struct {
+	out   *compareOutputs
+	links map[string]string // by variant and class
+	err   error             // the first page that could not be written
+}
+
+func (p *cellPages) write(r explore.CellResult) {
+	if p.out.cellsDir == "" || r.First == nil || p.err != nil {
+		return
+	}
+	link, err := p.out.writeCellHTML(r)
+	if err != nil {
+		p.err = fmt.Errorf("cannot write the porcupine HTML of %s × %s: %v", r.Variant, r.Cell.Class, err)
+		return
+	}
+	p.links[r.Variant+"\x00"+string(r.Cell.Class)] = link
+}
+
+// link sets each cell's HTMLLink, or says which page could not be written.
+func (p *cellPages) link(m *reports.Matrix) error {
+	if p.err != nil {
+		return p.err
+	}
+	for i := range m.Rows {
+		for j := range m.Rows[i].Cells {
+			m.Rows[i].Cells[j].HTMLLink = p.links[m.Rows[i].Variant+"\x00"+string(m.Rows[i].Cells[j].Class)]
+		}
+	}
+	return nil
 }
 
 // resolve fills in what -out implies: the reports it names and where the

@@ -61,22 +61,9 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	min := explore.NewRepro(res.Target, res.Outcome)
 	min.Minimized = true
-	dir := *out
-	if dir == "" {
-		dir = filepath.Dir(pos[0])
-	}
-	path := explore.ReproPath(dir, min)
-	for n := 2; sameFile(path, pos[0]); n++ {
-		// Minimising a minimal repro: never write over the input.
-		path = explore.ReproPath(dir, min)
-		path = strings.TrimSuffix(path, ".json") + "-" + strconv.Itoa(n) + ".json"
-	}
-	err = os.MkdirAll(dir, 0o755)
-	if err == nil {
-		err = explore.WriteReproAt(path, min)
-	}
+	path, err := writeMinimal(min, pos[0], *out)
 	if err != nil {
-		return f.fail(stderr, fmt.Errorf("cannot write the minimal repro: %v", err))
+		return f.fail(stderr, err)
 	}
 	// Minimize keeps no history; one more run gets it for the timeline.
 	o, err := explore.Replay(min, explore.Options{Check: model.DefaultCheckOptions(), Keep: true})
@@ -92,6 +79,28 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "minimal: %s\n", path)
 	fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(path))
 	return exitViolation
+}
+
+// writeMinimal writes the minimal repro of input into dir (default: the
+// input's directory) and returns its path; it never writes over the input.
+func writeMinimal(min explore.Repro, input, dir string) (string, error) {
+	if dir == "" {
+		dir = filepath.Dir(input)
+	}
+	path := explore.ReproPath(dir, min)
+	for n := 2; sameFile(path, input); n++ {
+		// Minimising a minimal repro: never write over the input.
+		path = explore.ReproPath(dir, min)
+		path = strings.TrimSuffix(path, ".json") + "-" + strconv.Itoa(n) + ".json"
+	}
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = explore.WriteReproAt(path, min)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot write the minimal repro: %v", err)
+	}
+	return path, nil
 }
 
 // kindToKeep is the violation kind minimisation must preserve.

@@ -52,18 +52,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if rp.repro != nil {
-		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", rp.file, rp.repro.Version)
-	}
-	describeTarget(stdout, rp.target)
-	fmt.Fprintf(stdout, "seed:    %d\n", rp.seed)
-	if rp.repro != nil {
-		if len(rp.repro.World) > 0 {
-			fmt.Fprintf(stdout, "world:   %s (the seed drew these; the file keeps them)\n", explore.DescribeWorld(rp.repro.Config, rp.repro.World))
-		}
-	} else {
-		printSeedWorld(stdout, rp.target, rp.seed)
-	}
+	rp.describe(stdout)
 
 	o, err := rp.run()
 	if err != nil {
@@ -82,26 +71,48 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		replay = explore.ReplayFileCommand(rp.file)
 	}
 	if *htmlOut != "" {
-		info := reports.PageInfo{Variant: rp.target.Variant.Name, Seed: rp.seed, Replay: replay}
-		if len(o.Verdict.Violations) > 0 {
-			info.Violation = o.Verdict.Violations[0].String()
-		}
-		if err := writeHTML(*htmlOut, o, *htmlModel, info); err != nil {
-			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
+		if err := writeReplayHTML(*htmlOut, o, *htmlModel, rp, replay); err != nil {
+			return f.fail(stderr, err)
 		}
 		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
 	}
 	if !o.Verdict.OK() {
-		if rp.repro == nil {
-			fmt.Fprintf(stdout, "replay:  %s\n", sc.replayCommand(rp.target, rp.seed))
-		} else {
-			fmt.Fprintf(stdout, "replay:  %s\n", explore.ReplayFileCommand(rp.file))
-		}
+		fmt.Fprintf(stdout, "replay:  %s\n", replay)
 	}
 	if o.Failed() {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// describe prints what is replayed: the repro file, the target, the seed
+// and its world.
+func (r replayed) describe(stdout io.Writer) {
+	if r.repro != nil {
+		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", r.file, r.repro.Version)
+	}
+	describeTarget(stdout, r.target)
+	fmt.Fprintf(stdout, "seed:    %d\n", r.seed)
+	if r.repro != nil {
+		if len(r.repro.World) > 0 {
+			fmt.Fprintf(stdout, "world:   %s (the seed drew these; the file keeps them)\n", explore.DescribeWorld(r.repro.Config, r.repro.World))
+		}
+	} else {
+		printSeedWorld(stdout, r.target, r.seed)
+	}
+}
+
+// writeReplayHTML writes porcupine's page of the replayed run, titled with
+// its variant, seed, first violation and replay command.
+func writeReplayHTML(path string, o explore.Outcome, model string, rp replayed, replay string) error {
+	info := reports.PageInfo{Variant: rp.target.Variant.Name, Seed: rp.seed, Replay: replay}
+	if len(o.Verdict.Violations) > 0 {
+		info.Violation = o.Verdict.Violations[0].String()
+	}
+	if err := writeHTML(path, o, model, info); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	return nil
 }
 
 // chooseReplay is what the arguments ask to replay: a repro file (with the
