@@ -59,15 +59,14 @@ func (w *world) cut(from, to endpoint) bool {
 	return false
 }
 
-// latency draws one message's one-way delay.
-func (w *world) latency() int64 {
-	r := &w.netRand
-	d := between(r, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
-	if w.cfg.LatencyTail > 0 && chance(r, 10_000) { // 1% of messages are slow
-		d += between(r, 0, int64(w.cfg.LatencyTail))
+// latency draws message m's one-way delay.
+func (w *world) latency(m *message) int64 {
+	d := w.netBetween(ChoiceLatency, m, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
+	if w.cfg.LatencyTail > 0 && w.netChance(ChoiceTail, m, 10_000) { // 1% of messages are slow
+		d += w.netBetween(ChoiceTailDelay, m, 0, int64(w.cfg.LatencyTail))
 	}
 	if x := int64(w.plan.Network.ExtraLatencyMax); x > 0 {
-		d += between(r, 0, x)
+		d += w.netBetween(ChoiceExtraLatency, m, 0, x)
 	}
 	return d
 }
@@ -88,7 +87,7 @@ func (w *world) slowness(m *message) int64 {
 	if w.cfg.SlowNode >= 0 && int(n) != w.cfg.SlowNode {
 		return 0
 	}
-	return between(&w.netRand, 0, int64(w.cfg.SlowExtra))
+	return w.netBetween(ChoiceSlow, m, 0, int64(w.cfg.SlowExtra))
 }
 
 // newMsg takes a slab slot for a message the caller then fills in: the
@@ -119,7 +118,7 @@ func (w *world) send(i int32) {
 	w.hist.Messages++
 	m := &w.msgs[i]
 	if m.from == resourceEndpoint || m.to == resourceEndpoint {
-		w.q.push(w.now+w.latency(), evDeliver, i, 0)
+		w.q.push(w.now+w.latency(m), evDeliver, i, 0)
 		return
 	}
 	net := &w.plan.Network
@@ -127,15 +126,15 @@ func (w *world) send(i int32) {
 	case len(w.parts) > 0 && w.cut(m.from, m.to): // no call while nothing is partitioned
 		w.drop(i, "partition")
 		return
-	case chance(&w.netRand, uint32(net.LossPPM)):
+	case w.netChance(ChoiceLoss, m, uint32(net.LossPPM)):
 		w.drop(i, "loss")
 		return
-	case m.isReply && chance(&w.netRand, uint32(net.ReplyLossPPM)):
+	case m.isReply && w.netChance(ChoiceReplyLoss, m, uint32(net.ReplyLossPPM)):
 		w.drop(i, "reply lost after apply")
 		return
 	}
-	w.q.push(w.now+w.latency()+w.slowness(m), evDeliver, i, 0)
-	if chance(&w.netRand, uint32(net.DuplicatePPM)) {
+	w.q.push(w.now+w.latency(m)+w.slowness(m), evDeliver, i, 0)
+	if w.netChance(ChoiceDuplicate, m, uint32(net.DuplicatePPM)) {
 		w.duplicate(i)
 	}
 }
@@ -156,7 +155,7 @@ func (w *world) duplicate(i int32) {
 	}
 	d := w.newMsg() // may grow the slab
 	w.msgs[d] = w.msgs[i]
-	w.q.push(w.now+w.latency()+w.slowness(&w.msgs[d]), evDeliver, d, 0)
+	w.q.push(w.now+w.latency(&w.msgs[d])+w.slowness(&w.msgs[d]), evDeliver, d, 0)
 }
 
 // deliver hands message i to its destination. The message is used in place:

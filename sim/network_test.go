@@ -293,7 +293,7 @@ func TestLatencyDrawsAsBetween(t *testing.T) {
 			if c.LatencyTail > 0 && chance(&ref, 10_000) {
 				want += between(&ref, 0, int64(c.LatencyTail))
 			}
-			if got := w.latency(); got != want {
+			if got := w.latency(&message{}); got != want {
 				t.Fatalf("latency in [%v, %v] = %d, want %d", lat[0], lat[1], got, want)
 			}
 		}

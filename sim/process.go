@@ -249,7 +249,7 @@ func (p *process) rpc(ni int, r request) *reply {
 	if p.calls++; p.calls > p.w.cfg.maxCallsNoSleep() && p.openOp != 0 {
 		panic(endlessCallsSignal{})
 	}
-	if p.acquirePause > 0 && p.openOp == model.AcquireCall && chance(&p.w.pointRnd, acquirePauseStrikePPM) {
+	if p.acquirePause > 0 && p.openOp == model.AcquireCall && p.w.chance(Choice{Kind: ChoiceStrike, Client: p.idx, Node: ni}, acquirePauseStrikePPM) {
 		p.pauseAt(&p.acquirePause, faults.InAcquire)
 	}
 	if p.deletePause > 0 && p.openOp == model.AcquireCall && (r.op == opRemove || r.op == opCompareAndDelete) {

@@ -17,6 +17,11 @@ type Scenario struct {
 	Trace bool
 	// Buffers, when set, lends the run memory from earlier runs (see Buffers).
 	Buffers *Buffers
+	// Choices, when set, makes the Chooser that decides every choice point
+	// of the run (choice.go), given the seed's random streams as a Chooser
+	// to defer to. nil: the seed's streams decide them all, as in every
+	// sweep and recorded repro.
+	Choices func(seed Chooser) Chooser
 }
 
 // Result is what Run returns.

@@ -111,7 +111,7 @@ func (w *world) changeTopology(i int, members []int) {
 	for c, p := range w.clients {
 		lag := int64(0)
 		if e.Spread > 0 {
-			lag = between(&w.topoRand, 0, int64(e.Spread))
+			lag = w.between(Choice{Kind: ChoiceSpread, Client: c, Node: -1}, 0, int64(e.Spread))
 		}
 		if lag == 0 {
 			p.viewGen = w.gen

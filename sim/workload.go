@@ -16,7 +16,7 @@ func (p *process) workload() {
 			p.criticalSection(g)
 			p.release(g)
 		}
-		p.sleep(between(&p.workRand, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
+		p.sleep(p.w.between(Choice{Kind: ChoiceThink, Client: p.idx, Node: -1}, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
 	}
 }
 
@@ -81,7 +81,7 @@ func (p *process) criticalSection(g algorithm.Grant) {
 	if !ok {
 		return
 	}
-	p.sleep(between(&p.workRand, int64(p.w.cfg.HoldMin), int64(p.w.cfg.HoldMax)))
+	p.sleep(p.w.between(Choice{Kind: ChoiceHold, Client: p.idx, Node: -1}, int64(p.w.cfg.HoldMin), int64(p.w.cfg.HoldMax)))
 	if p.beliefEnded {
 		return
 	}
@@ -107,7 +107,7 @@ func (p *process) release(g algorithm.Grant) {
 // UntilValidityLeft of the hold's validity is left.
 func (p *process) faultPoint(point faults.Point) {
 	pts := &p.w.plan.Points
-	if !chance(&p.w.pointRnd, uint32(pts.PausePPM)) {
+	if !p.w.chance(Choice{Kind: ChoicePointPause, Client: p.idx, Node: -1, Point: point}, uint32(pts.PausePPM)) {
 		return
 	}
 	d := int64(pts.PauseFor)

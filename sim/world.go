@@ -38,6 +38,7 @@ type world struct {
 	msgs     []message
 	freeMsgs []int32
 	netRand  stream
+	choose   Chooser // nil: the seed's streams decide every choice point
 	pointRnd stream
 	parts    []partition
 
@@ -127,6 +128,9 @@ func newWorld(s Scenario) (*world, error) {
 		fenced:     s.Variant.Envelope.Fenced() && !s.Plan.Deployment.NoFencing,
 		hash:       fnvOffset, tracing: s.Trace,
 	}
+	if s.Choices != nil {
+		w.choose = s.Choices(randomChoices{w})
+	}
 	w.mix(s.Seed, uint64(cfg.Nodes), uint64(cfg.Hosts), uint64(cfg.ThreadsPerHost))
 	w.nodes = make([]node, cfg.Nodes)
 	for i := range w.nodes {
@@ -154,8 +158,8 @@ func newWorld(s Scenario) (*world, error) {
 		}
 	}
 	w.eventCap = cfg.EventCap(len(w.clients))
-	for i, p := range w.clients {
-		start := between(&p.workRand, 0, int64(cfg.ThinkMax))
+	for i := range w.clients {
+		start := w.between(Choice{Kind: ChoiceStart, Client: i, Node: -1}, 0, int64(cfg.ThinkMax))
 		w.q.push(start, evStart, int32(i), 0)
 	}
 	for i, e := range w.plan.Events {

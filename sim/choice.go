@@ -1,0 +1,156 @@
+package sim
+
+import "github.com/locksim/locksim/faults"
+
+// Every nondeterministic decision the simulator makes is a choice point,
+// and every choice point asks one Chooser. The default Chooser is the
+// seed's random streams (randomChoices): what every sweep and every
+// recorded repro runs on, draw for draw. Other Choosers enumerate the
+// decisions instead (explore.Exhaust), or bias them.
+//
+// A Chooser sees each choice point once, in the order the run meets them,
+// which is a pure function of the scenario and of the Chooser's earlier
+// answers: the run is deterministic for any deterministic Chooser.
+
+// ChoiceKind is what a choice point decides.
+type ChoiceKind uint8
+
+const (
+	// ChoiceLatency is a message's one-way delay: Between(LatencyMin, LatencyMax).
+	ChoiceLatency ChoiceKind = iota + 1
+	// ChoiceTail is whether a message is in the latency tail: Chance(1%).
+	ChoiceTail
+	// ChoiceTailDelay is a tail message's extra delay: Between(0, LatencyTail).
+	ChoiceTailDelay
+	// ChoiceExtraLatency is the plan's extra delay: Between(0, ExtraLatencyMax).
+	ChoiceExtraLatency
+	// ChoiceSlow is the slow link's extra delay: Between(0, SlowExtra).
+	ChoiceSlow
+	// ChoiceLoss is whether a message is lost: Chance(LossPPM).
+	ChoiceLoss
+	// ChoiceReplyLoss is whether a reply is lost after its request was
+	// applied: Chance(ReplyLossPPM).
+	ChoiceReplyLoss
+	// ChoiceDuplicate is whether a message is delivered twice: Chance(DuplicatePPM).
+	ChoiceDuplicate
+	// ChoicePointPause is whether a client pauses at a fault point
+	// (Choice.Point): Chance(PausePPM).
+	ChoicePointPause
+	// ChoiceStrike is whether a timed pause that waits for a server call
+	// inside Acquire strikes at this one.
+	ChoiceStrike
+	// ChoiceSpread is when a client learns of a topology change: Between(0, Spread).
+	ChoiceSpread
+	// ChoiceStart is when a client starts: Between(0, ThinkMax).
+	ChoiceStart
+	// ChoiceThink is a client's think time between attempts: Between(ThinkMin, ThinkMax).
+	ChoiceThink
+	// ChoiceHold is a holder's time between its read and its write: Between(HoldMin, HoldMax).
+	ChoiceHold
+)
+
+var choiceNames = [...]string{"?", "latency", "tail", "tail-delay", "extra-latency", "slow", "loss",
+	"reply-loss", "duplicate", "point-pause", "strike", "spread", "start", "think", "hold"}
+
+func (k ChoiceKind) String() string {
+	if int(k) < len(choiceNames) {
+		return choiceNames[k]
+	}
+	return "?"
+}
+
+// Choice is one choice point: what it decides, and whose decision it is.
+type Choice struct {
+	Kind ChoiceKind
+	// Client is the client thread the decision is about (its index), or
+	// -1: the one that sends or receives the message, pauses, learns,
+	// thinks or holds.
+	Client int
+	// Node is the node a message goes to or comes from, or -1 (a resource
+	// access, or no message).
+	Node int
+	// Reply says the message is a reply.
+	Reply bool
+	// Point is the fault point of a ChoicePointPause.
+	Point faults.Point
+}
+
+// A Chooser decides every choice point of a run.
+type Chooser interface {
+	// Between returns an integer in [lo, hi] (lo when hi <= lo).
+	Between(c Choice, lo, hi int64) int64
+	// Chance returns whether an event of probability ppm parts per million
+	// happens. It is asked also when ppm is 0: a Chooser may make the event
+	// happen anyway (a fault the plan did not draw).
+	Chance(c Choice, ppm uint32) bool
+}
+
+// randomChoices is the default Chooser: the seed's streams, one per
+// component, so that drawing more from one (adding a fault) never
+// reshuffles another (the workload). It draws exactly what the kernel drew
+// before choice points had a name.
+type randomChoices struct{ w *world }
+
+func (r randomChoices) Between(c Choice, lo, hi int64) int64 { return between(r.w.streamOf(c), lo, hi) }
+func (r randomChoices) Chance(c Choice, ppm uint32) bool     { return chance(r.w.streamOf(c), ppm) }
+
+// streamOf is the random stream a choice point draws from.
+func (w *world) streamOf(c Choice) *stream {
+	switch c.Kind {
+	case ChoiceStart, ChoiceThink, ChoiceHold:
+		return &w.clients[c.Client].workRand
+	case ChoicePointPause, ChoiceStrike:
+		return &w.pointRnd
+	case ChoiceSpread:
+		return &w.topoRand
+	}
+	return &w.netRand
+}
+
+// between and chance ask the run's Chooser. Without one (w.choose nil)
+// they draw from the seed's streams directly, as randomChoices does,
+// without building the Choice: the common case stays a few instructions.
+func (w *world) between(c Choice, lo, hi int64) int64 {
+	if w.choose == nil {
+		return between(w.streamOf(c), lo, hi)
+	}
+	return w.choose.Between(c, lo, hi)
+}
+
+func (w *world) chance(c Choice, ppm uint32) bool {
+	if w.choose == nil {
+		return chance(w.streamOf(c), ppm)
+	}
+	return w.choose.Chance(c, ppm)
+}
+
+// netBetween and netChance are between and chance for message m's choice
+// points, which draw from the network stream.
+func (w *world) netBetween(k ChoiceKind, m *message, lo, hi int64) int64 {
+	if w.choose == nil {
+		return between(&w.netRand, lo, hi)
+	}
+	return w.choose.Between(w.msgChoice(k, m), lo, hi)
+}
+
+func (w *world) netChance(k ChoiceKind, m *message, ppm uint32) bool {
+	if w.choose == nil {
+		return chance(&w.netRand, ppm)
+	}
+	return w.choose.Chance(w.msgChoice(k, m), ppm)
+}
+
+// msgChoice is the choice point of kind k about message m.
+func (w *world) msgChoice(k ChoiceKind, m *message) Choice {
+	c := Choice{Kind: k, Client: -1, Node: -1, Reply: m.isReply}
+	for _, e := range [2]endpoint{m.from, m.to} {
+		switch {
+		case e == resourceEndpoint:
+		case e.isClient():
+			c.Client = e.client()
+		default:
+			c.Node = int(e)
+		}
+	}
+	return c
+}
