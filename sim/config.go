@@ -62,6 +62,12 @@ type Config struct {
 	// item name, <key>_lock, which the DHT places by that name
 	// (AppDataLockName). The checker reports any of it destroyed.
 	AppData string `json:"app_data,omitempty"`
+
+	// Acquisitions, when positive, is how many grants each client thread
+	// goes for: after its Acquisitions-th grant is released it stops (the
+	// run goes on, for the checkers, to Duration). 0: clients go on until
+	// the run ends. The small worlds of explore.Exhaust set it.
+	Acquisitions int `json:"acquisitions,omitempty"`
 }
 
 // What the application keeps in the DHT (Config.AppData).
@@ -112,6 +118,8 @@ func (c Config) Validate() error {
 		return bad("hosts", fmt.Sprintf("(%d) must be at most %d", c.Hosts, MaxHosts))
 	case c.ThreadsPerHost < 1:
 		return bad("threads_per_host", "must be at least 1")
+	case c.Acquisitions < 0:
+		return bad("acquisitions", "must not be negative")
 	case c.TTL <= 0:
 		return bad("ttl", "must be positive")
 	case c.Duration <= 0:

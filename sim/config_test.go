@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // Every field that makes no sense is named in the error, and Run refuses
@@ -101,5 +102,40 @@ func TestVariantWithoutConstructorIsAnError(t *testing.T) {
 	_, err := Run(Scenario{Config: DefaultConfig()})
 	if err == nil || !strings.Contains(err.Error(), "constructor") {
 		t.Fatalf("got %v, want an error about the missing constructor", err)
+	}
+}
+
+// A client with Acquisitions set stops after that many grants, each
+// released; without it clients go on until the run ends.
+func TestAcquisitionsStopClients(t *testing.T) {
+	c := smallConfig()
+	c.Duration = 2 * time.Minute
+	grants := func(c Config) []int {
+		res, err := Run(Scenario{Config: c, Variant: ttlVariant, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := make([]int, len(res.History.Clients))
+		for _, e := range res.History.Events {
+			if e.Kind == model.AcquireReturn && e.Granted {
+				n[e.Client]++
+			}
+		}
+		return n
+	}
+	for _, n := range grants(c) {
+		if n <= 2 {
+			t.Fatalf("without Acquisitions a client had only %d grants in 2 minutes", n)
+		}
+	}
+	c.Acquisitions = 2
+	for i, n := range grants(c) {
+		if n != 2 {
+			t.Errorf("client %d had %d grants, want Acquisitions = 2", i, n)
+		}
+	}
+	c.Acquisitions = -1
+	if _, err := Run(Scenario{Config: c, Variant: ttlVariant}); err == nil || !strings.Contains(err.Error(), "acquisitions") {
+		t.Errorf("negative acquisitions: %v", err)
 	}
 }

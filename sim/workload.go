@@ -6,15 +6,19 @@ import (
 	"github.com/locksim/locksim/model"
 )
 
-// workload is what every client thread does until the run ends: acquire; if
-// granted, a critical section on the protected counter (read, think, write
-// value+1); release; think; again.
+// workload is what every client thread does until the run ends (or it has
+// had Config.Acquisitions grants): acquire; if granted, a critical section
+// on the protected counter (read, think, write value+1); release; think;
+// again.
 func (p *process) workload() {
-	for {
+	for grants := 0; ; {
 		g := p.acquire()
 		if g.Granted {
 			p.criticalSection(g)
 			p.release(g)
+			if grants++; grants == p.w.cfg.Acquisitions {
+				return // the client has had its grants (Config.Acquisitions)
+			}
 		}
 		p.sleep(p.w.between(Choice{Kind: ChoiceThink, Client: p.idx, Node: -1}, int64(p.w.cfg.ThinkMin), int64(p.w.cfg.ThinkMax)))
 	}
