@@ -380,6 +380,20 @@ func (s *store) findLease(id uint64) int {
 	return -1
 }
 
+// leaseExpiry is when lease id runs out on the node's clock, if the store
+// still has it (0 is no lease).
+func (s *store) leaseExpiry(id uint64) (reading, bool) {
+	if id == 0 {
+		return 0, false
+	}
+	for _, l := range s.leases {
+		if l.id == id {
+			return l.expireAt, true
+		}
+	}
+	return 0, false
+}
+
 // expireLeases ends every lease whose TTL has run out by node time now.
 func (s *store) expireLeases(now reading) {
 	for l := 0; l < len(s.leases); {

@@ -25,7 +25,7 @@ func (w *world) itemWritten(n *node, m *message) {
 // data destroyed by a client is History.DataLoss (a node losing its data
 // is not the lock's doing); a lock item that leaves after a long stay
 // (more than two TTLs) is one of History.LongItems, gone at true time now
-// or, when its node-side TTL ran out earlier, then.
+// or, when its node-side TTL (or its lease) ran out earlier, then.
 func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 	if e.app {
 		if how == goneRemoved || how == goneOverwritten {
@@ -44,6 +44,14 @@ func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 	to := w.now
 	if e.expireAt != 0 {
 		to = min(to, w.nodes[ni].clock.trueAt(e.expireAt, e.since))
+	}
+	if at, ok := w.nodes[ni].store.leaseExpiry(e.lease); ok {
+		// A key attached to a lease goes when the lease runs out; the store
+		// removes both lazily, at the node's next request, which may never
+		// come.
+		if t := w.nodes[ni].clock.trueAt(at, e.since); t >= 0 {
+			to = min(to, t)
+		}
 	}
 	if to-e.since > 2*int64(w.cfg.TTL) {
 		w.hist.LongItems = append(w.hist.LongItems, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner,

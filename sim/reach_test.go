@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 )
@@ -57,5 +58,49 @@ func TestReachUnreliableNetwork(t *testing.T) {
 	h := faultRun(t, faults.Plan{Network: faults.Network{ExtraLatencyMax: time.Second}}).History
 	if len(h.Reach) != 0 {
 		t.Errorf("a network slower than the timeout was reachable: %+v", h.Reach)
+	}
+}
+
+// leaseLock creates its key with a lease on the first node and never
+// deletes it: the lease's expiry is all that frees the lock.
+type leaseLock struct{}
+
+func (leaseLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	s := env.Topology(key)[0]
+	id, err := s.LeaseGrant(env.TTL())
+	if err != nil {
+		return algorithm.Grant{}
+	}
+	if _, err := s.CreateWithLease(key+"/"+env.ClientName(), env.ClientName(), id); err != nil {
+		return algorithm.Grant{}
+	}
+	return algorithm.Grant{Granted: true, Owner: env.ClientName()}
+}
+
+func (leaseLock) Release(algorithm.Env, string, algorithm.Grant) {}
+
+// A key attached to a lease is gone when its lease runs out, though the
+// store removes it only at its node's next request: with no request after
+// it (the client stops), it is no long-lived leftover.
+func TestLeaseKeysGoWithTheirLease(t *testing.T) {
+	c := smallConfig()
+	c.Hosts, c.ThreadsPerHost, c.Acquisitions = 1, 1, 1
+	c.Duration = 20 * c.TTL
+	v := algorithm.Variant{Name: "lease", New: func() algorithm.Lock { return leaseLock{} }}
+	res, err := Run(Scenario{Config: c, Variant: v, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := 0
+	for _, e := range res.History.Events {
+		if e.Kind == model.AcquireReturn && e.Granted {
+			granted++
+		}
+	}
+	if granted != 1 {
+		t.Fatalf("%d grants, want the one", granted)
+	}
+	if len(res.History.LongItems) > 0 {
+		t.Fatalf("a key whose lease ran out after one TTL counts as a leftover: %+v", res.History.LongItems)
 	}
 }
