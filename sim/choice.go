@@ -1,6 +1,13 @@
 package sim
 
-import "github.com/locksim/locksim/faults"
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+)
 
 // Every nondeterministic decision the simulator makes is a choice point,
 // and every choice point asks one Chooser. The default Chooser is the
@@ -73,6 +80,9 @@ type Choice struct {
 	Reply bool
 	// Point is the fault point of a ChoicePointPause.
 	Point faults.Point
+	// At is the true time of the decision; Chooser-only: the seed's
+	// streams never read it, and points without a Chooser do not set it.
+	At int64
 }
 
 // A Chooser decides every choice point of a run.
@@ -114,6 +124,7 @@ func (w *world) between(c Choice, lo, hi int64) int64 {
 	if w.choose == nil {
 		return between(w.streamOf(c), lo, hi)
 	}
+	c.At = w.now
 	return w.choose.Between(c, lo, hi)
 }
 
@@ -121,6 +132,7 @@ func (w *world) chance(c Choice, ppm uint32) bool {
 	if w.choose == nil {
 		return chance(w.streamOf(c), ppm)
 	}
+	c.At = w.now
 	return w.choose.Chance(c, ppm)
 }
 
@@ -142,7 +154,7 @@ func (w *world) netChance(k ChoiceKind, m *message, ppm uint32) bool {
 
 // msgChoice is the choice point of kind k about message m.
 func (w *world) msgChoice(k ChoiceKind, m *message) Choice {
-	c := Choice{Kind: k, Client: -1, Node: -1, Reply: m.isReply}
+	c := Choice{Kind: k, Client: -1, Node: -1, Reply: m.isReply, At: w.now}
 	for _, e := range [2]endpoint{m.from, m.to} {
 		switch {
 		case e == resourceEndpoint:
@@ -153,4 +165,75 @@ func (w *world) msgChoice(k ChoiceKind, m *message) Choice {
 		}
 	}
 	return c
+}
+
+// Step is a protocol step at which an Injector may start faults: a client
+// about to send a request to a node, or at a fault point of its workload.
+type Step struct {
+	Client int
+	// Node is the node the client is about to call, or -1 at a fault point.
+	Node int
+	// Point is the fault point, or "" before a call.
+	Point faults.Point
+	// Holding says the client believes it holds the lock; ValidityLeft is
+	// then how much true time its grant's validity has left (0: the grant
+	// has no validity, or none is left).
+	Holding      bool
+	ValidityLeft int64
+	// Acquiring says the step is inside the client's Acquire.
+	Acquiring bool
+	// At is the step's true time.
+	At int64
+}
+
+// An Injector is a Chooser that also starts faults the plan does not hold,
+// at protocol steps: a crash of the node a client is about to call, a
+// pause of the client itself. Systematic exploration (explore.Exhaust)
+// enumerates them; the seed's streams inject nothing.
+type Injector interface {
+	Chooser
+	// Inject returns the faults to start at step s, now. Their At is
+	// ignored. A Pause of s.Client pauses it here and now, as a fault
+	// point's pause does (History.Pauses); the other kinds start as the
+	// plan's events do, and the run reports them (Result.Injected).
+	Inject(s Step) []faults.Event
+}
+
+// offer offers the run's Injector, if any, protocol step s of client p.
+func (p *process) offer(s Step) {
+	w := p.w
+	if w.inject == nil {
+		return
+	}
+	s.Client, s.Holding, s.Acquiring, s.At = p.idx, p.holding && !p.beliefEnded, p.openOp == model.AcquireCall, w.now
+	if s.Holding && p.validUntil > w.now {
+		s.ValidityLeft = p.validUntil - w.now
+	}
+	for _, e := range w.inject.Inject(s) {
+		e.At = time.Duration(w.now)
+		if e.Kind == faults.Crash && (e.Node < 0 || e.Node >= len(w.nodes)) {
+			panic(fmt.Sprintf("sim: the injector crashes node %d of %d", e.Node, len(w.nodes)))
+		}
+		if e.Kind == faults.Pause && e.Client == p.idx {
+			point := s.Point
+			if point == "" {
+				point = faults.Point("before-call")
+			}
+			if w.tracing {
+				w.note("%s: pause %s at %s (injected)", p.name, fmtTime(int64(e.For)), point)
+			}
+			w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: p.idx, Time: w.now, For: int64(e.For), Point: string(point)})
+			w.hist.Healed = min(max(w.hist.Healed, w.now+int64(e.For)), w.end)
+			p.sleep(int64(e.For))
+			continue
+		}
+		w.injected = append(w.injected, e)
+		w.plan.Events = append(slices.Clip(w.plan.Events), e)
+		end := w.end // a crash without For never heals
+		if e.For > 0 || e.Kind != faults.Crash {
+			end = w.now + int64(e.For)
+		}
+		w.hist.Healed = min(max(w.hist.Healed, end), w.end)
+		w.startFault(len(w.plan.Events) - 1)
+	}
 }

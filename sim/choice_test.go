@@ -2,7 +2,11 @@ package sim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/locksim/locksim/faults"
 )
 
 // deferring is a Chooser that lets the seed decide every choice point and
@@ -18,8 +22,11 @@ func (d *deferring) check(c Choice) {
 	d.all = append(d.all, c)
 }
 
-func (d *deferring) Between(c Choice, lo, hi int64) int64 { d.check(c); return d.seed.Between(c, lo, hi) }
-func (d *deferring) Chance(c Choice, ppm uint32) bool     { d.check(c); return d.seed.Chance(c, ppm) }
+func (d *deferring) Between(c Choice, lo, hi int64) int64 {
+	d.check(c)
+	return d.seed.Between(c, lo, hi)
+}
+func (d *deferring) Chance(c Choice, ppm uint32) bool { d.check(c); return d.seed.Chance(c, ppm) }
 
 // The seed's streams are one Chooser among others: a Chooser that defers
 // every choice point to them runs every seed, with every fault kind in
@@ -52,5 +59,64 @@ func TestSeedChooserIsTheDefault(t *testing.T) {
 		if seen[k] == 0 && k != ChoiceSlow { // the swarm world has no slow link
 			t.Errorf("no %s choice point in %d seeds of every fault class", k, determinismSeeds())
 		}
+	}
+}
+
+// injecting crashes node 0 before the first call to it and pauses the
+// first holder at its first fault point; it defers every choice point.
+type injecting struct {
+	seed            Chooser
+	crashed, paused bool
+}
+
+func (in *injecting) Between(c Choice, lo, hi int64) int64 { return in.seed.Between(c, lo, hi) }
+func (in *injecting) Chance(c Choice, ppm uint32) bool     { return in.seed.Chance(c, ppm) }
+func (in *injecting) Inject(s Step) []faults.Event {
+	switch {
+	case s.Node == 0 && !in.crashed:
+		in.crashed = true
+		return []faults.Event{{Kind: faults.Crash, Node: 0, For: time.Second}}
+	case s.Node < 0 && s.Holding && !in.paused:
+		in.paused = true
+		return []faults.Event{{Kind: faults.Pause, Client: s.Client, For: 3 * time.Second}}
+	}
+	return nil
+}
+
+// An Injector's faults start at the step they are injected at: a crash is
+// reported in Result.Injected at its instant and the node refuses while
+// down; a pause of the stepping client is one of History.Pauses, at its
+// fault point; and the run is as deterministic as any other.
+func TestInjectorStartsFaultsAtSteps(t *testing.T) {
+	c := smallConfig()
+	c.Acquisitions = 1
+	run := func() Result {
+		res, err := Run(Scenario{Config: c, Variant: ttlVariant, Seed: 3, Trace: true,
+			Choices: func(seed Chooser) Chooser { return &injecting{seed: seed} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run()
+	if len(res.Injected) != 1 || res.Injected[0].Kind != faults.Crash || res.Injected[0].Node != 0 {
+		t.Fatalf("injected %+v, want the crash of n0", res.Injected)
+	}
+	refused := false
+	for _, e := range res.Trace {
+		at := int64(res.Injected[0].At)
+		refused = refused || (strings.Contains(e.What, "n0 refuses") && e.Time >= at && e.Time < at+int64(time.Second))
+	}
+	if !refused {
+		t.Error("n0 did not refuse the call it was crashed before")
+	}
+	if len(res.History.Pauses) != 1 || res.History.Pauses[0].For != int64(3*time.Second) || res.History.Pauses[0].Point != string(faults.AfterGrant) {
+		t.Errorf("pauses %+v, want one of 3s after the grant", res.History.Pauses)
+	}
+	if res.History.Healed < res.History.Pauses[0].Time+res.History.Pauses[0].For {
+		t.Errorf("healed at %d, before the injected pause ended", res.History.Healed)
+	}
+	if again := run(); again.TraceHash != res.TraceHash {
+		t.Errorf("the same injections ran to hash %x, then %x", res.TraceHash, again.TraceHash)
 	}
 }

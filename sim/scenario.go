@@ -30,6 +30,9 @@ type Result struct {
 	TraceHash uint64
 	Events    int64              // simulator events processed
 	Trace     []model.TraceEvent // only when Scenario.Trace
+	// Injected are the faults the Chooser injected (an Injector), at the
+	// instants they started, in order: with Plan's events, what ran.
+	Injected []faults.Event
 }
 
 // LockKey is the key every client locks (the pseudo-code's `key`).

@@ -38,7 +38,9 @@ type world struct {
 	msgs     []message
 	freeMsgs []int32
 	netRand  stream
-	choose   Chooser // nil: the seed's streams decide every choice point
+	choose   Chooser        // nil: the seed's streams decide every choice point
+	inject   Injector       // choose, if it injects faults at protocol steps
+	injected []faults.Event // the faults it injected, in order
 	pointRnd stream
 	parts    []partition
 
@@ -106,7 +108,7 @@ func Run(s Scenario) (Result, error) {
 	w.loop()
 	w.finish()
 	w.returnBuffers(s.Buffers)
-	return Result{History: w.hist, TraceHash: finalHash(w.hash), Events: w.events, Trace: w.trace}, nil
+	return Result{History: w.hist, TraceHash: finalHash(w.hash), Events: w.events, Trace: w.trace, Injected: w.injected}, nil
 }
 
 func newWorld(s Scenario) (*world, error) {
@@ -130,6 +132,7 @@ func newWorld(s Scenario) (*world, error) {
 	}
 	if s.Choices != nil {
 		w.choose = s.Choices(randomChoices{w})
+		w.inject, _ = w.choose.(Injector)
 	}
 	w.mix(s.Seed, uint64(cfg.Nodes), uint64(cfg.Hosts), uint64(cfg.ThreadsPerHost))
 	w.nodes = make([]node, cfg.Nodes)
