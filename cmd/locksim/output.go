@@ -19,8 +19,12 @@ const (
 	timelineMaxLines = 50
 )
 
-// printPlan names the faults a run's plan contains.
+// printPlan names the faults a run's plan contains, and an explored
+// schedule's deviations.
 func printPlan(w io.Writer, o explore.Outcome) {
+	if o.Schedule != nil {
+		fmt.Fprintf(w, "schedule: %d faults: %s\n", o.Schedule.Faults(), o.Schedule)
+	}
 	fs := o.Plan.Faults()
 	if len(fs) == 0 {
 		fmt.Fprintf(w, "plan:    no faults\n")
@@ -88,7 +92,7 @@ func printTimeline(w io.Writer, o explore.Outcome, full bool) error {
 		fmt.Fprintf(w, "  (none: the run did not finish in its worker process)\n\n")
 		return nil
 	}
-	if err := reports.Timeline(w, o.History, o.Plan, o.Verdict, opt); err != nil {
+	if err := reports.Timeline(w, o.History, o.RanPlan(), o.Verdict, opt); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)

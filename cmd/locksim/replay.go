@@ -137,6 +137,7 @@ func chooseReplay(f *cmdFlags, sc *scenarioFlags, pos []string, seed uint64, iso
 		if !f.set("liveness-bound") {
 			opt.Check = r.CheckOptions() // the bound the verdict was recorded with
 		}
+		opt.Schedule = r.Schedule // an explored schedule decides its run; nil: the seed does
 		return replayed{file: pos[0], repro: &r, target: r.Target(), seed: r.Seed, opt: opt, iso: iso}, nil
 	}
 	t, err := sc.target(f)
@@ -230,7 +231,7 @@ func writeHTML(path string, o explore.Outcome, kind string, info reports.PageInf
 		}
 	}
 	var b bytes.Buffer
-	if err := reports.PorcupinePage(&b, o.History, o.Plan, kind, info); err != nil {
+	if err := reports.PorcupinePage(&b, o.History, o.RanPlan(), kind, info); err != nil {
 		return err
 	}
 	return explore.WriteFileAtomic(path, b.Bytes())

@@ -45,6 +45,11 @@ type Repro struct {
 	// Check holds the check options the verdict was found with, when they
 	// are not the defaults (a liveness bound of its own).
 	Check *model.CheckOptions `json:"check,omitempty"`
+	// Schedule, when set, is the schedule of a systematic exploration
+	// (Exhaust) that decides every choice point of the run: the seed then
+	// seeds only the algorithm's own randomness. Plan holds the faults the
+	// exploration started from, not those the schedule injects.
+	Schedule *Schedule `json:"schedule,omitempty"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -57,6 +62,7 @@ func NewRepro(t Target, o Outcome) Repro {
 	if c := o.check; c != model.DefaultCheckOptions() && c != (model.CheckOptions{}) {
 		r.Check = &c
 	}
+	r.Schedule = o.Schedule
 	return r
 }
 
@@ -149,6 +155,9 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 			return Repro{}, fmt.Errorf("repro: world: %v", err)
 		}
 	}
+	if err := r.Schedule.validate(); err != nil {
+		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
 	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
 		return Repro{}, fmt.Errorf("repro: beyond: %v", err)
 	}
@@ -214,7 +223,8 @@ func (r Repro) scenarioKey() []byte {
 		P faults.Plan
 		M bool
 		X *model.CheckOptions
-	}{r.Variant, r.Seed, r.Classes, r.Beyond, r.World, r.Config, r.Plan, r.Minimized, r.Check})
+		D *Schedule
+	}{r.Variant, r.Seed, r.Classes, r.Beyond, r.World, r.Config, r.Plan, r.Minimized, r.Check, r.Schedule})
 	return b
 }
 
@@ -273,6 +283,9 @@ func WriteFileAtomic(path string, data []byte) error {
 // Replay re-runs a repro and reports the outcome; the caller compares
 // verdicts (found with opt.Check: r.CheckOptions() for the recorded ones).
 func Replay(r Repro, opt Options) (Outcome, error) {
+	if r.Schedule != nil {
+		opt.Schedule = r.Schedule
+	}
 	return RunPlan(r.Target(), r.Seed, r.Plan, opt)
 }
 

@@ -77,8 +77,24 @@ type Outcome struct {
 	Events   int64
 	History  model.History      // kept only when asked (timelines, HTML)
 	Trace    []model.TraceEvent // only when traced
+	// Schedule, when the run followed one (Exhaust, or a replay of its
+	// repro), is the schedule as taken, each deviation in words; Injected
+	// are the faults it started, which Plan does not hold (RanPlan does).
+	Schedule *Schedule
+	Injected []faults.Event
 	strict   bool
 	check    model.CheckOptions // what the verdict was checked with
+}
+
+// RanPlan is the plan as the run ran it: Plan, and the faults a schedule
+// injected, in the order they started.
+func (o Outcome) RanPlan() faults.Plan {
+	if len(o.Injected) == 0 {
+		return o.Plan
+	}
+	p := o.Plan
+	p.Events = append(slices.Clip(p.Events), o.Injected...)
+	return p
 }
 
 // Failed reports whether the run found a bug of the variant: a violation of
@@ -205,6 +221,9 @@ type Options struct {
 	// Strict fails a run on any violation, inside the envelope or not,
 	// promised or not.
 	Strict bool
+	// Schedule, when set, decides every choice point of the run instead of
+	// the seed's random draws (a repro of Exhaust's).
+	Schedule *Schedule
 }
 
 // DefaultOptions keeps nothing but the verdict.
@@ -215,7 +234,12 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 	if t.Variant.New == nil {
 		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
-	return runVariant(t.Variant, t.At(seed).Config, seed, plan, opt)
+	cfg := t.At(seed).Config
+	var ch *scheduleChooser
+	if opt.Schedule != nil {
+		ch = newScheduleChooser(*opt.Schedule, cfg.Under(plan), -1)
+	}
+	return runVariant(t.Variant, cfg, seed, plan, opt, ch)
 }
 
 // RunSeed runs and checks the seed's own world and plan.
@@ -224,7 +248,9 @@ func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
 	return RunPlan(t, seed, t.PlanFor(seed), opt)
 }
 
-func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options) (out Outcome, err error) {
+// runVariant runs and checks one scenario; ch, when set, decides its
+// choice points.
+func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, ch *scheduleChooser) (out Outcome, err error) {
 	// A buggy algorithm never panics out of sim.Run (the simulator turns it
 	// into a finding); a bug in locksim itself must still become an error
 	// naming the seed, not a stack trace in the middle of a sweep or replay.
@@ -234,6 +260,9 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 		}
 	}()
 	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace}
+	if ch != nil {
+		sc.Choices = func(sim.Chooser) sim.Chooser { return ch }
+	}
 	if !opt.Keep {
 		// The history is checked and dropped: its memory can serve the next run.
 		b := buffersPool.Get().(*sim.Buffers)
@@ -245,10 +274,17 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
 	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict, check: opt.Check}
+	if ch != nil {
+		if err := ch.check(); err != nil {
+			return Outcome{}, err
+		}
+		s := ch.schedule()
+		out.Schedule, out.Injected = &s, res.Injected
+	}
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)
-	out.Breaches = Breaches(v.Envelope, cfg, plan, res.History)
+	out.Breaches = Breaches(v.Envelope, cfg, out.RanPlan(), res.History)
 	out.Findings = Classify(v.Envelope, out.Verdict, out.Breaches, opt.Check.LivenessBound(res.History))
 	if opt.Keep {
 		out.History = res.History

@@ -1,0 +1,263 @@
+package explore
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+)
+
+// ExhaustOptions bound a systematic exploration.
+type ExhaustOptions struct {
+	// MaxFaults is k: every schedule with at most this many deviations from
+	// the default run is explored, for 0, 1, ..., k faults in turn.
+	MaxFaults int
+	// MaxSchedules stops the exploration, incomplete, before a level that
+	// would take it past this many runs; 0 means DefaultMaxSchedules.
+	MaxSchedules int
+	// Menu is what a deviation may be; nil: MenuFor(target), inside the
+	// variant's envelope.
+	Menu     *Menu
+	Parallel int // workers; 0 means every core
+	Check    model.CheckOptions
+	Strict   bool
+	// OnLevel, if set, sees each level once it is explored, in order.
+	OnLevel func(Level)
+	// OnProgress, if set, sees the running count of schedules explored,
+	// from the goroutine that called Exhaust, now and then.
+	OnProgress func(done, total int)
+}
+
+// DefaultMaxSchedules bounds an exploration unless told otherwise.
+const DefaultMaxSchedules = 2_000_000
+
+// Level is what an exploration found among the schedules with exactly
+// Faults deviations.
+type Level struct {
+	Faults    int
+	Schedules int   // explored
+	Failing   int   // of which failed (a bug of the variant; with Strict, any violation)
+	Events    int64 // simulator events, summed
+}
+
+// ExhaustResult is an exploration's answer: a counterexample with the
+// fewest faults there are (within the bound), or a bounded result.
+type ExhaustResult struct {
+	Target Target
+	Menu   Menu
+	Levels []Level
+	// Counterexample is the first failing schedule of the first level that
+	// has one (deviations in the order the run met them, the lowest
+	// positions first), rerun with its history; nil: none within the bound.
+	Counterexample *Outcome
+	// Complete says every level up to MaxFaults was explored; false: the
+	// schedule budget ran out first (Levels says how far it got).
+	Complete  bool
+	MaxFaults int
+}
+
+// Schedules is how many schedules the exploration ran.
+func (r ExhaustResult) Schedules() int {
+	n := 0
+	for _, l := range r.Levels {
+		n += l.Schedules
+	}
+	return n
+}
+
+// String is the result in a sentence: "no violation in all 1,204 schedules
+// with ≤ 2 faults (3 nodes, 2 clients, 1 acquisition each)", or the
+// counterexample's fault count and faults.
+func (r ExhaustResult) String() string {
+	c := r.Target.Config
+	world := fmt.Sprintf("%d nodes, replication %d, %d clients, %d acquisitions each", c.Nodes, c.Replication, c.Hosts*c.ThreadsPerHost, c.Acquisitions)
+	if x := r.Counterexample; x != nil {
+		return fmt.Sprintf("counterexample with %d faults (the fewest there are; %s): %s; %s", x.Schedule.Faults(), world, x.Schedule, x.Verdict.Violations[0].Story)
+	}
+	if !r.Complete {
+		return fmt.Sprintf("no violation in %s schedules, up to %d faults of the %d asked for: the budget ran out (%s)",
+			withCommas(r.Schedules()), len(r.Levels)-1, r.MaxFaults, world)
+	}
+	return fmt.Sprintf("no violation in all %s schedules with ≤ %d faults (%s)", withCommas(r.Schedules()), r.MaxFaults, world)
+}
+
+// withCommas is 183204 as "183,204".
+func withCommas(n int) string {
+	s := itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// frontierNode is one schedule to run: its deviations, and from which
+// branching point its children may deviate (after its last deviation).
+type frontierNode struct {
+	dev  []Deviation
+	from int
+}
+
+// nodeResult is what running a frontier node leaves for the next level.
+type nodeResult struct {
+	failed bool
+	events int64
+	alts   []uint8 // alternatives at the points from node.from on
+	err    error
+}
+
+// Exhaust explores every schedule of t's world with at most MaxFaults
+// deviations from the default run, breadth-first by the number of faults,
+// so the first counterexample it finds has the fewest faults there are.
+// Each schedule is a run of the real variant in the simulator, with every
+// choice point decided by the schedule (Schedule); it stops at the first
+// level with a failing schedule. The exploration is deterministic: the
+// result does not depend on Parallel.
+//
+// No reduction is applied yet: schedules that commute (independent
+// deliveries) or mirror each other (symmetric nodes or clients) are each
+// run. The count is of schedules, not of distinct executions.
+func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
+	if err := t.Validate(); err != nil {
+		return ExhaustResult{}, err
+	}
+	if t.Plan == nil {
+		t.Plan = new(faults.Plan)
+	}
+	if o.MaxFaults < 0 {
+		return ExhaustResult{}, fmt.Errorf("exhaust: max faults %d is negative", o.MaxFaults)
+	}
+	menu := MenuFor(t)
+	if o.Menu != nil {
+		menu = *o.Menu
+	}
+	if o.MaxSchedules <= 0 {
+		o.MaxSchedules = DefaultMaxSchedules
+	}
+	if o.Check == (model.CheckOptions{}) {
+		o.Check = model.DefaultCheckOptions()
+	}
+	res := ExhaustResult{Target: t, Menu: menu, MaxFaults: o.MaxFaults}
+	frontier := []frontierNode{{}}
+	done := 0
+	for k := 0; ; k++ {
+		results := exhaustLevel(t, menu, frontier, o, done)
+		lv := Level{Faults: k, Schedules: len(frontier)}
+		first := -1
+		for i, r := range results {
+			if r.err != nil {
+				return res, r.err
+			}
+			lv.Events += r.events
+			if r.failed {
+				lv.Failing++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		done += len(frontier)
+		res.Levels = append(res.Levels, lv)
+		if o.OnLevel != nil {
+			o.OnLevel(lv)
+		}
+		if first >= 0 {
+			out, _, err := runNode(t, menu, frontier[first], o, true)
+			if err != nil {
+				return res, err
+			}
+			res.Counterexample, res.Complete = &out, true
+			return res, nil
+		}
+		if k == o.MaxFaults {
+			res.Complete = true
+			return res, nil
+		}
+		next, ok := expand(frontier, results, o.MaxSchedules-done)
+		if !ok {
+			return res, nil // the budget would run out during level k+1
+		}
+		frontier = next
+	}
+}
+
+// expand is the next level: each schedule of this one with one more
+// deviation after its last, in order; false if there would be more than
+// budget of them.
+func expand(frontier []frontierNode, results []nodeResult, budget int) ([]frontierNode, bool) {
+	n := 0
+	for _, r := range results {
+		for _, a := range r.alts {
+			n += int(a)
+		}
+	}
+	if n > budget {
+		return nil, false
+	}
+	next := make([]frontierNode, 0, n)
+	for i, f := range frontier {
+		for j, a := range results[i].alts {
+			p := f.from + j
+			for alt := 1; alt <= int(a); alt++ {
+				dev := append(append(make([]Deviation, 0, len(f.dev)+1), f.dev...), Deviation{Pos: p, Alt: alt})
+				next = append(next, frontierNode{dev: dev, from: p + 1})
+			}
+		}
+	}
+	return next, true
+}
+
+// exhaustLevel runs every schedule of a level, on every core, each result
+// in its node's place.
+func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int) []nodeResult {
+	results := make([]nodeResult, len(frontier))
+	workers := o.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(frontier)))
+	var next, finished atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(frontier)) {
+					return
+				}
+				out, alts, err := runNode(t, menu, frontier[i], o, false)
+				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), events: out.Events, alts: alts}
+				finished.Add(1)
+			}
+		})
+	}
+	if o.OnProgress == nil {
+		wg.Wait()
+		return results
+	}
+	stop := make(chan struct{})
+	go func() { wg.Wait(); close(stop) }()
+	tick := time.NewTicker(200 * time.Millisecond) // display only: results are by index
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			o.OnProgress(before+len(frontier), before+len(frontier))
+			return results
+		case <-tick.C:
+			o.OnProgress(before+int(finished.Load()), before+len(frontier))
+		}
+	}
+}
+
+// runNode runs one schedule, and returns the alternatives at its branching
+// points from n.from on; keep keeps its history (a counterexample's).
+func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool) (Outcome, []uint8, error) {
+	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.dev}, t.Config.Under(*t.Plan), n.from)
+	opt := Options{Check: o.Check, Strict: o.Strict, Keep: keep}
+	out, err := runVariant(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch)
+	return out, ch.alts, err
+}

@@ -1,0 +1,225 @@
+package explore
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
+)
+
+// The original's safety and liveness bugs that fit a small world, each
+// found by Exhaust with the fewest faults there are within its menu: the
+// level before the counterexample's has no failing schedule, and the
+// counterexample is the catalogue's entry (BUGS.md). The fault counts are
+// what the bugs take: none for the shared host name, the lock's name and
+// the literal reading; one pause past the TTL; one crash at replication 1;
+// three wiped restarts (every node a waiter's acquire passes through, since
+// the original gives up at the first refusal); one lost write.
+func TestExhaustFindsTheOriginalsBugsWithTheFewestFaults(t *testing.T) {
+	base := SmallWorld(3, 2, 1)
+	shared := base
+	shared.Hosts, shared.ThreadsPerHost = 1, 2
+	lockName, keyData := base, base
+	lockName.AppData, keyData.AppData = sim.AppDataLockName, sim.AppDataKey
+	safetyOnly := model.DefaultCheckOptions()
+	safetyOnly.SkipLiveness = true
+	for _, tc := range []struct {
+		entry, variant string
+		cfg            sim.Config
+		menu           *Menu // nil: inside the envelope
+		plan           *faults.Plan
+		check          model.CheckOptions
+		faults         int
+	}{
+		{entry: "host-identity", variant: "original", cfg: shared, faults: 0},
+		{entry: "data-under-lock-name", variant: "original", cfg: lockName, faults: 0},
+		{entry: "literal-clear", variant: "original-literal", cfg: keyData, faults: 0},
+		{entry: "no-validity", variant: "original", cfg: base, faults: 1},
+		{entry: "quorum-replication-1", variant: "original", cfg: SmallWorld(1, 2, 1), faults: 1},
+		{entry: "partial-locks", variant: "original", cfg: base, menu: &Menu{Loss: true}, faults: 1},
+		{entry: "over-strict-quorum", variant: "original", cfg: SmallWorld(4, 2, 1), menu: &Menu{Crash: true, CrashFor: 20 * time.Second}, faults: 1},
+		{entry: "local-time", variant: "original", cfg: base, faults: 1,
+			plan: &faults.Plan{Zones: []faults.Zone{{Host: 1, Offset: -4 * time.Hour}}}},
+		{entry: "amnesia", variant: "original", cfg: base, menu: &Menu{Wipe: true, WipeFor: time.Millisecond}, check: safetyOnly, faults: 3},
+	} {
+		t.Run(tc.entry, func(t *testing.T) {
+			if tc.faults == 3 && testing.Short() {
+				t.Skip("three faults: a few thousand schedules")
+			}
+			res, err := Exhaust(Target{Variant: variant(tc.variant), Config: tc.cfg, Plan: tc.plan},
+				ExhaustOptions{MaxFaults: tc.faults, Menu: tc.menu, Check: tc.check})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := res.Counterexample
+			if x == nil {
+				t.Fatalf("no counterexample with ≤ %d faults: %s", tc.faults, res)
+			}
+			if got := x.Schedule.Faults(); got != tc.faults || len(res.Levels) != tc.faults+1 {
+				t.Fatalf("the counterexample has %d faults, want %d: %s", got, tc.faults, res)
+			}
+			for _, l := range res.Levels[:tc.faults] {
+				if l.Failing > 0 {
+					t.Fatalf("level %d has %d failing schedules, yet the counterexample is at %d", l.Faults, l.Failing, tc.faults)
+				}
+			}
+			if got := entryOf(tc.variant, *x); got != tc.entry {
+				t.Fatalf("the counterexample is %q, want %q: %s", got, tc.entry, res)
+			}
+			t.Log(res)
+		})
+	}
+}
+
+// corrected and fenced get bounded results inside their envelopes: no
+// violation in any schedule with up to two faults of every kind their
+// envelopes allow, in the small world (one fault under -short).
+func TestExhaustBoundsTheCorrectedVariants(t *testing.T) {
+	k := 2
+	if testing.Short() || raceEnabled {
+		k = 1
+	}
+	for _, name := range []string{"corrected", "fenced"} {
+		t.Run(name, func(t *testing.T) {
+			res, err := Exhaust(Target{Variant: variant(name), Config: SmallWorld(3, 2, 1)}, ExhaustOptions{MaxFaults: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Counterexample != nil || !res.Complete {
+				t.Fatalf("want a bounded result: %s", res)
+			}
+			if res.Schedules() < 100 {
+				t.Fatalf("only %d schedules: the menu offers next to nothing", res.Schedules())
+			}
+			t.Log(res)
+		})
+	}
+}
+
+// An exploration is a pure function of its target and bound: every level's
+// counts and the counterexample do not depend on the number of workers.
+func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
+	tg := Target{Variant: variant("fix-validity"), Config: SmallWorld(3, 2, 1)}
+	var want ExhaustResult
+	for i, p := range []int{1, 2, 3} {
+		res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, Parallel: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counterexample == nil {
+			t.Fatal("fix-validity leaves partial locks behind: want a counterexample")
+		}
+		if i == 0 {
+			want = res
+			continue
+		}
+		if !reflect.DeepEqual(res.Levels, want.Levels) || res.Counterexample.Hash != want.Counterexample.Hash ||
+			!reflect.DeepEqual(res.Counterexample.Schedule, want.Counterexample.Schedule) {
+			t.Fatalf("parallel %d: %+v %s; parallel 1: %+v %s", p, res.Levels, res, want.Levels, want)
+		}
+	}
+}
+
+// A counterexample's repro carries its schedule: read back and replayed,
+// it runs to the same trace hash and verdict, and a schedule that does not
+// fit the run is an error, not another run.
+func TestExhaustCounterexampleReplays(t *testing.T) {
+	tg := Target{Variant: variant("original"), Config: SmallWorld(3, 2, 1)}
+	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1})
+	if err != nil || res.Counterexample == nil {
+		t.Fatalf("%v, %v", res, err)
+	}
+	x := *res.Counterexample
+	data, err := NewRepro(tg, x).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DecodeRepro(data, func(string) (algorithm.Variant, error) { return tg.Variant, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schedule == nil || r.Schedule.Faults() != 1 {
+		t.Fatalf("the repro's schedule: %+v", r.Schedule)
+	}
+	o, err := Replay(r, Options{Check: r.CheckOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Hash != x.Hash || !reflect.DeepEqual(o.Verdict, x.Verdict) {
+		t.Fatalf("replayed to hash %x, verdict %s; explored %x, %s", o.Hash, o.Verdict, x.Hash, x.Verdict)
+	}
+	r.Schedule.Deviations[0].Pos = 1 << 20
+	if _, err := Replay(r, Options{Check: r.CheckOptions()}); err == nil || !strings.Contains(err.Error(), "branching points") {
+		t.Fatalf("a deviation past the run's last point: %v", err)
+	}
+	bad := strings.Replace(string(data), `"alt": 1`, `"alt": 0`, 1)
+	if _, err := DecodeRepro([]byte(bad), func(string) (algorithm.Variant, error) { return tg.Variant, nil }); err == nil {
+		t.Fatal("a deviation with alternative 0 was read")
+	}
+}
+
+var updateExhaust = flag.Bool("update-exhaust", false, "rewrite testdata/exhaust-small.txt")
+
+// The golden counts: for every variant, the schedules and failing
+// schedules per level of the small world (3 nodes, 2 clients, 1 grant
+// each) with up to one fault inside its envelope. A change that shrinks or
+// grows the explored space, or what fails in it, shows here; -update-exhaust
+// rewrites the file after a change meant to do so.
+func TestExhaustGoldenCounts(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the counts do not change under the race detector; the runs are slower")
+	}
+	var b strings.Builder
+	for _, v := range variants.All() {
+		res, err := Exhaust(Target{Variant: v, Config: SmallWorld(3, 2, 1)}, ExhaustOptions{MaxFaults: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s", v.Name)
+		for _, l := range res.Levels {
+			fmt.Fprintf(&b, " k%d=%d/%d", l.Faults, l.Failing, l.Schedules)
+		}
+		b.WriteString("\n")
+	}
+	path := filepath.Join("testdata", "exhaust-small.txt")
+	if *updateExhaust {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update-exhaust to write it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Fatalf("exhaust counts changed (failing/schedules per level):\n%s\nwant:\n%s", diffLines(got, string(want)), want)
+	}
+}
+
+// diffLines lists the lines of got that want does not have.
+func diffLines(got, want string) string {
+	have := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(want))
+	for sc.Scan() {
+		have[sc.Text()] = true
+	}
+	var out []string
+	sc = bufio.NewScanner(strings.NewReader(got))
+	for sc.Scan() {
+		if !have[sc.Text()] {
+			out = append(out, "  "+sc.Text())
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,289 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+)
+
+// A Schedule is a run decided by a systematic exploration (Exhaust), not
+// by a seed's random draws: every choice point of the simulator takes its
+// default (the lowest latency, no loss, no fault, the shortest think and
+// hold), except the deviations. A deviation is one departure from the
+// default at one branching point: a choice point where the Menu offers
+// alternatives. Branching points are counted in the order the run meets
+// them, so a schedule is a pure function of the scenario and the menu.
+type Schedule struct {
+	Menu       Menu        `json:"menu"`
+	Deviations []Deviation `json:"deviations"`
+}
+
+// Deviation takes alternative Alt (1-based) at branching point Pos.
+type Deviation struct {
+	Pos int `json:"pos"`
+	Alt int `json:"alt"`
+	// What is the deviation in words, as the run took it ("n1 crashes
+	// (2 s) at 0.104s, before h0/t0 calls it"); informational.
+	What string `json:"what,omitempty"`
+}
+
+// validate checks a schedule read from a file: deviations at increasing
+// points, each with an alternative.
+func (s *Schedule) validate() error {
+	if s == nil {
+		return nil
+	}
+	for i, d := range s.Deviations {
+		switch {
+		case d.Pos < 0 || d.Alt < 1:
+			return fmt.Errorf("schedule: deviation %d (point %d, alternative %d) needs a point >= 0 and an alternative >= 1", i, d.Pos, d.Alt)
+		case i > 0 && d.Pos <= s.Deviations[i-1].Pos:
+			return fmt.Errorf("schedule: deviation %d is at point %d, not after the one before it (%d)", i, d.Pos, s.Deviations[i-1].Pos)
+		}
+	}
+	if s.Menu.CrashFor < 0 || s.Menu.WipeFor < 0 || s.Menu.Edge < 0 || s.Menu.PastBy < 0 {
+		return fmt.Errorf("schedule: the menu's durations must not be negative")
+	}
+	return nil
+}
+
+// Faults is the number of deviations: the schedule's k.
+func (s Schedule) Faults() int { return len(s.Deviations) }
+
+// String lists the deviations in words, or says there are none.
+func (s Schedule) String() string {
+	if len(s.Deviations) == 0 {
+		return "no fault: the default schedule"
+	}
+	parts := make([]string, len(s.Deviations))
+	for i, d := range s.Deviations {
+		parts[i] = d.What
+		if parts[i] == "" {
+			parts[i] = fmt.Sprintf("alternative %d at point %d", d.Alt, d.Pos)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Menu is what an exploration may do at a branching point, besides the
+// default. It is recorded in every schedule, so a replay offers the same.
+type Menu struct {
+	// Loss loses a message (a request, or a reply after its request was
+	// applied); Delay gives it the largest latency instead of the
+	// smallest, so later messages overtake it; Duplicate delivers it twice.
+	Loss      bool `json:"loss,omitempty"`
+	Delay     bool `json:"delay,omitempty"`
+	Duplicate bool `json:"duplicate,omitempty"`
+	// Crash crashes the node a client is about to call, for CrashFor.
+	// Wipe restarts it (or, at a holder's fault points, any node) after
+	// WipeFor, without its data: a reboot that loses what was in memory.
+	Crash    bool          `json:"crash,omitempty"`
+	Wipe     bool          `json:"wipe,omitempty"`
+	CrashFor time.Duration `json:"crash_for,omitempty"`
+	WipeFor  time.Duration `json:"wipe_for,omitempty"`
+	// PauseWithin pauses a holder at a fault point until Edge of its
+	// grant's validity is left: the longest pause inside the envelope.
+	// PausePast pauses it PastBy beyond its validity (or, without one,
+	// beyond the lock's TTL): time for another client to take the lock.
+	PauseWithin bool          `json:"pause_within,omitempty"`
+	PausePast   bool          `json:"pause_past,omitempty"`
+	Edge        time.Duration `json:"edge,omitempty"`
+	PastBy      time.Duration `json:"past_by,omitempty"`
+}
+
+// MenuFor is the menu inside t's envelope: every deviation the variant's
+// assumptions allow (and those its Beyond breaks on purpose). Messages may
+// always be lost and delayed: no safety assumption bounds that.
+func MenuFor(t Target) Menu {
+	bd := t.Bounds()
+	m := Menu{Loss: true, Delay: true, Crash: true,
+		Duplicate: !bd.NoDuplicates || breaks(bd, faults.BreakNoDuplication),
+		Wipe:      !bd.NoWipes || breaks(bd, faults.BreakDurableNodes) || breaks(bd, faults.BreakRestartQuarantine),
+		CrashFor:  2 * t.Config.RPCTimeout,
+		WipeFor:   time.Millisecond,
+		PastBy:    t.Config.TTL / 2,
+	}
+	m.PauseWithin = bd.ValidityEdge > 0
+	m.Edge = bd.ValidityEdge
+	m.PausePast = bd.ValidityEdge == 0 || breaks(bd, faults.BreakUseWithinValidity) || breaks(bd, faults.BreakTokenChecks)
+	return m
+}
+
+// SmallWorld is the world Exhaust explores by default: nodes nodes, all
+// holding the key, one client thread on each of clients hosts going for
+// acquisitions grants each; a TTL of 2 s, holds of 500 ms (a waiter tries
+// again during a hold), 200 ms between attempts, 1–5 ms latency without a
+// tail, 20 s of virtual time (ten TTLs: room for the liveness bound).
+func SmallWorld(nodes, clients, acquisitions int) sim.Config {
+	c := sim.DefaultConfig()
+	c.Nodes, c.Replication, c.Hosts, c.ThreadsPerHost = nodes, nodes, clients, 1
+	c.Acquisitions = acquisitions
+	c.TTL, c.Duration = 2*time.Second, 20*time.Second
+	c.HoldMin, c.HoldMax = 500*time.Millisecond, 500*time.Millisecond
+	c.ThinkMin, c.ThinkMax = 200*time.Millisecond, 200*time.Millisecond
+	c.LatencyTail = 0
+	return c
+}
+
+// scheduleChooser decides a run's choice points by a schedule (sim.Injector).
+type scheduleChooser struct {
+	menu    Menu
+	dev     []Deviation // sorted by Pos
+	next    int         // the next deviation to take
+	pos     int         // branching points met so far
+	from    int         // record the alternatives at points from here on
+	alts    []uint8     // alternatives at points from, from+1, ...
+	taken   []Deviation // the deviations taken, with What
+	cfg     sim.Config
+	nodes   int
+	threads int
+	err     error
+}
+
+func newScheduleChooser(s Schedule, cfg sim.Config, from int) *scheduleChooser {
+	return &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg,
+		nodes: cfg.Nodes, threads: cfg.ThreadsPerHost}
+}
+
+// branch is a branching point with n alternatives: the one the schedule
+// takes there (0: the default).
+func (s *scheduleChooser) branch(n int, what func(alt int) string) int {
+	if n == 0 {
+		return 0
+	}
+	p := s.pos
+	s.pos++
+	if p >= s.from && s.from >= 0 {
+		s.alts = append(s.alts, uint8(min(n, 255)))
+	}
+	if s.next >= len(s.dev) || s.dev[s.next].Pos != p {
+		return 0
+	}
+	d := s.dev[s.next]
+	s.next++
+	if d.Alt < 1 || d.Alt > n {
+		if s.err == nil {
+			s.err = fmt.Errorf("schedule: point %d has %d alternatives, not %d (the schedule is of another version or menu)", p, n, d.Alt)
+		}
+		return 0
+	}
+	d.What = what(d.Alt)
+	s.taken = append(s.taken, d)
+	return d.Alt
+}
+
+func (s *scheduleChooser) client(i int) string {
+	return fmt.Sprintf("h%d/t%d", i/max(1, s.threads), i%max(1, s.threads))
+}
+
+// message names the message of choice point c: "h0/t0's request to n1".
+func (s *scheduleChooser) message(c sim.Choice) string {
+	switch {
+	case c.Node < 0:
+		return s.client(c.Client) + "'s resource access"
+	case c.Reply:
+		return fmt.Sprintf("n%d's reply to %s", c.Node, s.client(c.Client))
+	}
+	return fmt.Sprintf("%s's request to n%d", s.client(c.Client), c.Node)
+}
+
+func (s *scheduleChooser) Between(c sim.Choice, lo, hi int64) int64 {
+	if c.Kind == sim.ChoiceLatency && s.menu.Delay && hi > lo && c.Node >= 0 {
+		if s.branch(1, func(int) string {
+			return fmt.Sprintf("%s is delayed (%s) at %s", s.message(c), time.Duration(hi), seconds(c.At))
+		}) == 1 {
+			return hi
+		}
+	}
+	return lo
+}
+
+func (s *scheduleChooser) Chance(c sim.Choice, ppm uint32) bool {
+	switch {
+	case c.Kind == sim.ChoiceLoss && s.menu.Loss && c.Node >= 0:
+		return s.branch(1, func(int) string { return fmt.Sprintf("%s is lost at %s", s.message(c), seconds(c.At)) }) == 1
+	case c.Kind == sim.ChoiceDuplicate && s.menu.Duplicate && c.Node >= 0:
+		return s.branch(1, func(int) string { return fmt.Sprintf("%s is duplicated at %s", s.message(c), seconds(c.At)) }) == 1
+	case c.Kind == sim.ChoiceStrike:
+		return true // a plan's pause waiting inside Acquire strikes at the first call
+	}
+	return ppm >= 1_000_000
+}
+
+// Inject offers the faults of the menu at step st: before a call, a crash
+// or a wipe of the node called; at a holder's fault point, a pause within
+// or past its validity, or a wipe of any node.
+func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
+	var opts []faults.Event
+	var says []string
+	who := s.client(st.Client)
+	at := seconds(st.At)
+	add := func(e faults.Event, what string) { opts = append(opts, e); says = append(says, what) }
+	if st.Node >= 0 {
+		if s.menu.Crash {
+			add(faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.CrashFor},
+				fmt.Sprintf("n%d crashes for %s at %s, before %s calls it", st.Node, s.menu.CrashFor, at, who))
+		}
+		if s.menu.Wipe {
+			add(faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.WipeFor, Wipe: true},
+				fmt.Sprintf("n%d restarts without its data (down %s) at %s, before %s calls it", st.Node, s.menu.WipeFor, at, who))
+		}
+	} else if st.Holding {
+		left := time.Duration(st.ValidityLeft)
+		if s.menu.PauseWithin && left > s.menu.Edge {
+			d := left - s.menu.Edge
+			add(faults.Event{Kind: faults.Pause, Client: st.Client, For: d},
+				fmt.Sprintf("%s pauses %s at %s (%s), until %s of its validity is left", who, d, st.Point, at, s.menu.Edge))
+		}
+		if s.menu.PausePast {
+			base, of := left, "its validity"
+			if left == 0 {
+				base, of = s.cfg.TTL, "the lock's TTL"
+			}
+			d := base + s.menu.PastBy
+			add(faults.Event{Kind: faults.Pause, Client: st.Client, For: d},
+				fmt.Sprintf("%s pauses %s at %s (%s), %s past %s", who, d, st.Point, at, s.menu.PastBy, of))
+		}
+		if s.menu.Wipe {
+			for n := range s.nodes {
+				add(faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true},
+					fmt.Sprintf("n%d restarts without its data (down %s) at %s, while %s holds the lock (%s)", n, s.menu.WipeFor, at, who, st.Point))
+			}
+		}
+	}
+	if a := s.branch(len(opts), func(a int) string { return says[a-1] }); a > 0 {
+		return opts[a-1 : a]
+	}
+	return nil
+}
+
+// taken is the schedule as the run took it, every deviation in words.
+func (s *scheduleChooser) schedule() Schedule {
+	return Schedule{Menu: s.menu, Deviations: s.taken}
+}
+
+// check reports a schedule the run could not follow: a deviation at a
+// point that offered fewer alternatives, or beyond the run's last point.
+func (s *scheduleChooser) check() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.next < len(s.dev) {
+		return fmt.Errorf("schedule: the run met %d branching points, and the schedule deviates at point %d", s.pos, s.dev[s.next].Pos)
+	}
+	return nil
+}
+
+func seconds(ns int64) string { return model.Seconds(ns) }
+
+// breaks reports whether bd breaks b on purpose.
+func breaks(bd faults.Bounds, b faults.Breakable) bool { return slices.Contains(bd.Break, b) }
+
+// exploreSeed is the seed of every explored schedule: it seeds only the
+// algorithm's own randomness (Env.Rand), which a schedule does not decide.
+const exploreSeed = 1
