@@ -38,6 +38,7 @@ func commandTable() []command {
 		{"sweep", "run many seeds on every core, stop at the first bug", sweepCmd},
 		{"replay", "re-run a repro file (or a seed) and check the verdict still holds", replayCmd},
 		{"minimize", "shrink a repro's fault plan while the same violation still occurs", minimizeCmd},
+		{"explore", "run every schedule of a small world with at most k faults: the fewest-fault counterexample, or a bounded result", exploreCmd},
 		{"variants", "list the registered lock algorithms", variantsCmd},
 		{"help", "explain a subcommand", helpCmd},
 		{"compare", "run every variant under every fault class; print the matrix", compareCmd},

@@ -43,6 +43,9 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	if r.Schedule != nil {
+		return f.fail(stderr, fmt.Errorf("%s is a schedule found by locksim explore, which has the fewest faults there are (%d): there is nothing to shrink; replay it with %s", pos[0], r.Schedule.Faults(), explore.ReplayFileCommand(pos[0])))
+	}
 	k, err := kindToKeep(r, *kind)
 	if err != nil {
 		return f.fail(stderr, err)

@@ -23,9 +23,12 @@ const (
 // schedule's deviations.
 func printPlan(w io.Writer, o explore.Outcome) {
 	if o.Schedule != nil {
-		fmt.Fprintf(w, "schedule: %d faults: %s\n", o.Schedule.Faults(), o.Schedule)
+		fmt.Fprintf(w, "schedule: %s: %s\n", plural(o.Schedule.Faults(), "fault"), o.Schedule)
 	}
 	fs := o.Plan.Faults()
+	if len(fs) == 0 && o.Schedule != nil {
+		return // the schedule's faults are all there is
+	}
 	if len(fs) == 0 {
 		fmt.Fprintf(w, "plan:    no faults\n")
 		return

@@ -342,6 +342,9 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 	if c.MaxStepsNoYield != d.MaxStepsNoYield {
 		parts = append(parts, fmt.Sprintf("max_steps_no_yield %d", c.MaxStepsNoYield))
 	}
+	if c.Acquisitions > 0 {
+		parts = append(parts, fmt.Sprintf("acquisitions %d", c.Acquisitions))
+	}
 	if c.RestartingVersions {
 		add(explore.WorldVersions, "restarting versions")
 	}

@@ -74,15 +74,24 @@ func (r ExhaustResult) Schedules() int {
 // counterexample's fault count and faults.
 func (r ExhaustResult) String() string {
 	c := r.Target.Config
-	world := fmt.Sprintf("%d nodes, replication %d, %d clients, %d acquisitions each", c.Nodes, c.Replication, c.Hosts*c.ThreadsPerHost, c.Acquisitions)
+	world := fmt.Sprintf("%s, replication %d, %s, %s each", count(c.Nodes, "node"), c.Replication,
+		count(c.Hosts*c.ThreadsPerHost, "client"), count(c.Acquisitions, "grant"))
 	if x := r.Counterexample; x != nil {
-		return fmt.Sprintf("counterexample with %d faults (the fewest there are; %s): %s; %s", x.Schedule.Faults(), world, x.Schedule, x.Verdict.Violations[0].Story)
+		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s", count(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story)
 	}
 	if !r.Complete {
-		return fmt.Sprintf("no violation in %s schedules, up to %d faults of the %d asked for: the budget ran out (%s)",
-			withCommas(r.Schedules()), len(r.Levels)-1, r.MaxFaults, world)
+		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for: the budget ran out (%s)",
+			count(r.Schedules(), "schedule"), count(len(r.Levels)-1, "fault"), r.MaxFaults, world)
 	}
-	return fmt.Sprintf("no violation in all %s schedules with ≤ %d faults (%s)", withCommas(r.Schedules()), r.MaxFaults, world)
+	return fmt.Sprintf("no violation in all %s with ≤ %s (%s)", count(r.Schedules(), "schedule"), count(r.MaxFaults, "fault"), world)
+}
+
+// count is "1 fault", "3 faults".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return withCommas(n) + " " + noun + "s"
 }
 
 // withCommas is 183204 as "183,204".

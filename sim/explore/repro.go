@@ -234,9 +234,13 @@ func sameScenario(data []byte, r Repro) bool {
 	return err == nil && string(old.scenarioKey()) == string(r.scenarioKey())
 }
 
-// ReproPath is where WriteRepro puts r in dir: VARIANT-seed-N[-min].json.
+// ReproPath is where WriteRepro puts r in dir: VARIANT-seed-N[-min].json,
+// or VARIANT-schedule-kK.json for an explored schedule with K faults.
 func ReproPath(dir string, r Repro) string {
 	name := r.Variant + "-seed-" + utoa(r.Seed)
+	if r.Schedule != nil {
+		name = r.Variant + "-schedule-k" + itoa(r.Schedule.Faults())
+	}
 	if r.Minimized {
 		name += "-min"
 	}

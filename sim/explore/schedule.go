@@ -96,6 +96,27 @@ type Menu struct {
 	PastBy      time.Duration `json:"past_by,omitempty"`
 }
 
+// String lists what the menu offers, in words.
+func (m Menu) String() string {
+	var parts []string
+	add := func(on bool, s string) {
+		if on {
+			parts = append(parts, s)
+		}
+	}
+	add(m.Loss, "loss")
+	add(m.Delay, "delay")
+	add(m.Duplicate, "duplication")
+	add(m.Crash, fmt.Sprintf("crash (%s)", m.CrashFor))
+	add(m.Wipe, fmt.Sprintf("restart without data (down %s)", m.WipeFor))
+	add(m.PauseWithin, fmt.Sprintf("pause until %s of the validity is left", m.Edge))
+	add(m.PausePast, fmt.Sprintf("pause %s past the validity or TTL", m.PastBy))
+	if len(parts) == 0 {
+		return "nothing: the default schedule only"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // MenuFor is the menu inside t's envelope: every deviation the variant's
 // assumptions allow (and those its Beyond breaks on purpose). Messages may
 // always be lost and delayed: no safety assumption bounds that.

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
+)
+
+// exploreAbout is explore's -h text.
+const exploreAbout = "Runs every schedule of a small world with at most -max-faults deviations from the\n" +
+	"default run, for 0, 1, ... faults in turn (explore.Exhaust): the default run takes the\n" +
+	"lowest latency, no loss and no fault at every choice point; a deviation loses, delays or\n" +
+	"duplicates one message, crashes or restarts without data the node a client is about to\n" +
+	"call (or, while a client holds the lock, any node), or pauses the holder just within or\n" +
+	"past its validity. Only the deviations the variant's envelope allows are offered, unless\n" +
+	"-beyond breaks an assumption on purpose. Breadth-first by the number of faults, so the\n" +
+	"first counterexample has the fewest faults there are: it is printed with its timeline,\n" +
+	"written as a repro (the schedule is in it) and replayable with locksim replay FILE.\n" +
+	"With none, it prints a bounded result: no violation in all N schedules with at most k\n" +
+	"faults in this world. The world is small on purpose (-nodes 1..3, -hosts 2..3 clients,\n" +
+	"-acquisitions 1..2 grants each); every scenario flag applies. Schedules are counted, not\n" +
+	"distinct executions: no partial-order or symmetry reduction is applied yet.\n" +
+	"Exit 0: no violation (or the -max-schedules budget ran out first, which it says); 1: a\n" +
+	"counterexample; 2: bad usage."
+
+func exploreCmd(args []string, stdout, stderr io.Writer) int {
+	f := newFlags("explore", "locksim explore [-variant NAME] [-max-faults K] [-beyond ASSUMPTION,...] [-safety-only] [-out DIR] [scenario flags]",
+		exploreAbout,
+		"locksim explore -variant original -max-faults 1",
+		"locksim explore -variant corrected -max-faults 2   # a bounded result",
+		"locksim explore -variant fix-validity -nodes 2 -acquisitions 2 -safety-only",
+		"locksim explore -variant corrected -beyond use-within-validity -max-faults 1")
+	cfg := explore.SmallWorld(3, 2, 1)
+	explore.RegisterConfigFlags(f.FlagSet, &cfg)
+	name := f.String("variant", "original", "lock algorithm to explore (see locksim variants)")
+	k := f.Int("max-faults", 2, "explore every schedule with at most this many faults, 0 to 6")
+	budget := f.Int("max-schedules", explore.DefaultMaxSchedules, "stop, saying so, before a level that would take more schedules than this")
+	beyond := f.String("beyond", "", "assumptions of the envelope to break on purpose, comma-separated, or all (default: only faults inside it)")
+	safetyOnly := f.Bool("safety-only", false, "judge safety only: leave liveness (waiters starved, items left behind) unjudged")
+	strict := f.Bool("strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
+	parallel := f.Int("parallel", 0, "workers (0: every core)")
+	out := f.String("out", "repros", "directory for the counterexample's repro file")
+	trace := f.Bool("trace", false, "print the counterexample's full timeline")
+	if code, done := f.parseNone(args, stdout, stderr); done {
+		return code
+	}
+	if f.set("nodes") && !f.set("replication") {
+		cfg.Replication = cfg.Nodes // the small world keeps the key on every node
+	}
+	t, o, err := exploreTarget(f, cfg, *name, *beyond, *k, *budget)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	o.Parallel, o.Strict = *parallel, *strict
+	o.Check.SkipLiveness = *safetyOnly
+	menu := explore.MenuFor(t)
+	describeExplore(stdout, t, menu, *k)
+	prog := newExploreProgress(stderr)
+	o.OnProgress = prog.show
+	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(stdout, l, prog.since()) }
+	res, err := explore.Exhaust(t, o)
+	prog.clear()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "explore: %s\n", res)
+	x := res.Counterexample
+	if x == nil {
+		return exitOK
+	}
+	printPlan(stdout, *x)
+	printOutcome(stdout, *x, t.Variant.Name)
+	if err := printTimeline(stdout, *x, *trace); err != nil {
+		return f.fail(stderr, err)
+	}
+	path, err := explore.WriteRepro(*out, explore.NewRepro(t, *x))
+	if err != nil {
+		return f.fail(stderr, fmt.Errorf("cannot write the counterexample's repro: %v", err))
+	}
+	fmt.Fprintf(stdout, "repro:   %s\nreplay:  %s\n", path, explore.ReplayFileCommand(path))
+	return exitViolation
+}
+
+// exploreTarget is the target and options the flags ask for.
+func exploreTarget(f *cmdFlags, cfg sim.Config, name, beyond string, k, budget int) (explore.Target, explore.ExhaustOptions, error) {
+	var o explore.ExhaustOptions
+	v, err := variants.Lookup(name)
+	if err != nil {
+		return explore.Target{}, o, err
+	}
+	switch {
+	case k < 0 || k > 6:
+		return explore.Target{}, o, fmt.Errorf("-max-faults %d is not between 0 and 6 (each fault multiplies the schedules by hundreds)", k)
+	case budget < 1:
+		return explore.Target{}, o, fmt.Errorf("-max-schedules %d must be at least 1", budget)
+	}
+	t := explore.Target{Variant: v, Config: cfg, Classes: []faults.Class{faults.ClassAll}}
+	if t.Beyond, err = parseBeyond(beyond, t); err != nil {
+		return explore.Target{}, o, err
+	}
+	if err := t.Validate(); err != nil {
+		return explore.Target{}, o, err
+	}
+	return t, explore.ExhaustOptions{MaxFaults: k, MaxSchedules: budget, Check: model.DefaultCheckOptions()}, nil
+}
+
+// describeExplore is explore's header: what, in which world, with what.
+func describeExplore(w io.Writer, t explore.Target, m explore.Menu, k int) {
+	c := t.Config
+	fmt.Fprintf(w, "variant: %s   explore: every schedule with at most %s, breadth-first\n", t.Variant.Name, plural(k, "fault"))
+	fmt.Fprintf(w, "config:  %s\n", describeConfig(c, nil))
+	fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
+	where := "inside the envelope"
+	if len(t.Beyond) > 0 {
+		where = "breaking " + rawList(t.Beyond)
+	}
+	fmt.Fprintf(w, "faults:  %s (%s)\n", m, where)
+}
+
+func printLevel(w io.Writer, l explore.Level, took time.Duration) {
+	fmt.Fprintf(w, "k=%d: %s, %d failing (%s)\n", l.Faults, plural(l.Schedules, "schedule"), l.Failing, took.Round(time.Millisecond))
+}
+
+// exploreProgress shows how far a level has got, on stderr: a line
+// redrawn at most ten times a second on a terminal, one every five
+// seconds otherwise.
+type exploreProgress struct {
+	w     io.Writer
+	tty   bool
+	start time.Time
+	level time.Time
+	last  time.Time
+	drawn bool
+}
+
+func newExploreProgress(w io.Writer) *exploreProgress {
+	now := time.Now()
+	return &exploreProgress{w: w, tty: isTerminal(w), start: now, level: now, last: now}
+}
+
+func (p *exploreProgress) show(done, total int) {
+	now := time.Now()
+	switch {
+	case p.tty && now.Sub(p.last) >= barInterval:
+		fmt.Fprintf(p.w, "\rexplore: %d of %d schedules, %s ", done, total, now.Sub(p.start).Round(time.Second))
+		p.drawn = true
+	case !p.tty && now.Sub(p.last) >= lineInterval:
+		fmt.Fprintf(p.w, "explore: %d of %d schedules, %s\n", done, total, now.Sub(p.start).Round(time.Second))
+	default:
+		return
+	}
+	p.last = now
+}
+
+func (p *exploreProgress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+// since is how long the level just explored took, and starts the next.
+func (p *exploreProgress) since() time.Duration {
+	now := time.Now()
+	d := now.Sub(p.level)
+	p.level = now
+	return d
+}
+
+// plural is "1 fault", "2 faults".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// rawList is the assumptions as -beyond takes them.
+func rawList[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ",")
+}
