@@ -8,6 +8,7 @@ package explore
 
 import (
 	"flag"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -351,4 +352,34 @@ func BenchmarkSweepIsolation(b *testing.B) {
 	b.ReportMetric(n/wall[0], "seeds/s-in-process")
 	b.ReportMetric(n/wall[1], "seeds/s-isolated")
 	b.ReportMetric(median(ratios), "isolated/in-process-median-pair")
+}
+
+// BenchmarkExhaust is systematic exploration's throughput: each iteration
+// exhausts the small world (3 nodes, 2 clients, 1 grant each) up to k
+// faults, on one worker, and reports schedules per CPU-second and the
+// schedules per level. original stops at its first counterexample level
+// (k=1); corrected and fenced have none, so they run every level.
+func BenchmarkExhaust(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		k    int
+	}{{"original", 2}, {"corrected", 2}, {"fenced", 1}} {
+		b.Run(fmt.Sprintf("%s/k=%d", tc.name, tc.k), func(b *testing.B) {
+			tg := Target{Variant: variant(tc.name), Config: SmallWorld(3, 2, 1)}
+			var res ExhaustResult
+			schedules := 0
+			cpu := cputime.Start()
+			for b.Loop() {
+				var err error
+				if res, err = Exhaust(tg, ExhaustOptions{MaxFaults: tc.k, Parallel: 1}); err != nil {
+					b.Fatal(err)
+				}
+				schedules += res.Schedules()
+			}
+			reportRate(b, cpu.Seconds(), "schedules", float64(schedules))
+			for _, l := range res.Levels {
+				b.ReportMetric(float64(l.Schedules), fmt.Sprintf("schedules-k%d", l.Faults))
+			}
+		})
+	}
 }

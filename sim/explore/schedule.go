@@ -163,12 +163,17 @@ type scheduleChooser struct {
 	cfg     sim.Config
 	nodes   int
 	threads int
+	opts    []faults.Event // Inject's scratch
 	err     error
 }
 
 func newScheduleChooser(s Schedule, cfg sim.Config, from int) *scheduleChooser {
-	return &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg,
+	c := &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg,
 		nodes: cfg.Nodes, threads: cfg.ThreadsPerHost}
+	if from >= 0 {
+		c.alts = make([]uint8, 0, 256) // a small world's run has a few hundred branching points
+	}
+	return c
 }
 
 // branch is a branching point with n alternatives: the one the schedule
@@ -238,49 +243,58 @@ func (s *scheduleChooser) Chance(c sim.Choice, ppm uint32) bool {
 
 // Inject offers the faults of the menu at step st: before a call, a crash
 // or a wipe of the node called; at a holder's fault point, a pause within
-// or past its validity, or a wipe of any node.
+// or past its validity, or a wipe of any node. Nothing is described or
+// allocated unless the schedule takes one.
 func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
-	var opts []faults.Event
-	var says []string
-	who := s.client(st.Client)
-	at := seconds(st.At)
-	add := func(e faults.Event, what string) { opts = append(opts, e); says = append(says, what) }
+	opts := s.opts[:0]
 	if st.Node >= 0 {
 		if s.menu.Crash {
-			add(faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.CrashFor},
-				fmt.Sprintf("n%d crashes for %s at %s, before %s calls it", st.Node, s.menu.CrashFor, at, who))
+			opts = append(opts, faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.CrashFor})
 		}
 		if s.menu.Wipe {
-			add(faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.WipeFor, Wipe: true},
-				fmt.Sprintf("n%d restarts without its data (down %s) at %s, before %s calls it", st.Node, s.menu.WipeFor, at, who))
+			opts = append(opts, faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.WipeFor, Wipe: true})
 		}
 	} else if st.Holding {
 		left := time.Duration(st.ValidityLeft)
 		if s.menu.PauseWithin && left > s.menu.Edge {
-			d := left - s.menu.Edge
-			add(faults.Event{Kind: faults.Pause, Client: st.Client, For: d},
-				fmt.Sprintf("%s pauses %s at %s (%s), until %s of its validity is left", who, d, st.Point, at, s.menu.Edge))
+			opts = append(opts, faults.Event{Kind: faults.Pause, Client: st.Client, For: left - s.menu.Edge})
 		}
 		if s.menu.PausePast {
-			base, of := left, "its validity"
+			base := left
 			if left == 0 {
-				base, of = s.cfg.TTL, "the lock's TTL"
+				base = s.cfg.TTL
 			}
-			d := base + s.menu.PastBy
-			add(faults.Event{Kind: faults.Pause, Client: st.Client, For: d},
-				fmt.Sprintf("%s pauses %s at %s (%s), %s past %s", who, d, st.Point, at, s.menu.PastBy, of))
+			opts = append(opts, faults.Event{Kind: faults.Pause, Client: st.Client, For: base + s.menu.PastBy})
 		}
 		if s.menu.Wipe {
 			for n := range s.nodes {
-				add(faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true},
-					fmt.Sprintf("n%d restarts without its data (down %s) at %s, while %s holds the lock (%s)", n, s.menu.WipeFor, at, who, st.Point))
+				opts = append(opts, faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true})
 			}
 		}
 	}
-	if a := s.branch(len(opts), func(a int) string { return says[a-1] }); a > 0 {
-		return opts[a-1 : a]
+	s.opts = opts
+	if a := s.branch(len(opts), func(a int) string { return s.describe(st, opts[a-1]) }); a > 0 {
+		return []faults.Event{opts[a-1]}
 	}
 	return nil
+}
+
+// describe is injected fault e at step st, in words.
+func (s *scheduleChooser) describe(st sim.Step, e faults.Event) string {
+	who, at := s.client(st.Client), seconds(st.At)
+	switch {
+	case e.Kind == faults.Pause && time.Duration(st.ValidityLeft) > e.For:
+		return fmt.Sprintf("%s pauses %s at %s (%s), until %s of its validity is left", who, e.For, st.Point, at, s.menu.Edge)
+	case e.Kind == faults.Pause && st.ValidityLeft > 0:
+		return fmt.Sprintf("%s pauses %s at %s (%s), %s past its validity", who, e.For, st.Point, at, s.menu.PastBy)
+	case e.Kind == faults.Pause:
+		return fmt.Sprintf("%s pauses %s at %s (%s), %s past the lock's TTL", who, e.For, st.Point, at, s.menu.PastBy)
+	case e.Wipe && st.Node < 0:
+		return fmt.Sprintf("n%d restarts without its data (down %s) at %s, while %s holds the lock (%s)", e.Node, e.For, at, who, st.Point)
+	case e.Wipe:
+		return fmt.Sprintf("n%d restarts without its data (down %s) at %s, before %s calls it", e.Node, e.For, at, who)
+	}
+	return fmt.Sprintf("n%d crashes for %s at %s, before %s calls it", e.Node, e.For, at, who)
 }
 
 // taken is the schedule as the run took it, every deviation in words.
