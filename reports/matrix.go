@@ -32,6 +32,36 @@ type Row struct {
 	Cells    []Cell         `json:"cells"`    // one per Matrix.Classes, same order
 	Costs    []Cost         `json:"costs,omitempty"`
 	Metrics  VariantMetrics `json:"metrics"`
+	// Bounded is the variant's systematic exploration of a small world
+	// (explore.Exhaust), when the comparison ran one.
+	Bounded *Bounded `json:"bounded,omitempty"`
+}
+
+// Bounded is what every schedule of a small world with at most MaxFaults
+// faults inside the variant's envelope showed: a counterexample with the
+// fewest faults there are, or none.
+type Bounded struct {
+	World     string         `json:"world"` // "3 nodes, replication 3, 2 clients, 1 grant each"
+	MaxFaults int            `json:"max_faults"`
+	Levels    []BoundedLevel `json:"levels"`
+	// Faults and Counterexample, when a schedule failed: the fewest faults
+	// of any failing schedule, and the first such schedule's faults and
+	// first violation in words.
+	Faults         int    `json:"faults,omitempty"`
+	Counterexample string `json:"counterexample,omitempty"`
+	// Complete is false when the schedule budget ran out first.
+	Complete bool `json:"complete"`
+	// Command is the locksim explore command that finds the counterexample
+	// (or the bounded result) again.
+	Command string `json:"command"`
+}
+
+// BoundedLevel is the schedules with exactly Faults faults, and how many
+// of them failed.
+type BoundedLevel struct {
+	Faults    int `json:"faults"`
+	Schedules int `json:"schedules"`
+	Failing   int `json:"failing"`
 }
 
 // VariantMetrics are a variant's performance figures, averaged by the

@@ -40,6 +40,7 @@ func Markdown(w io.Writer, m Matrix) error {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, r)
 		}
 	}
+	markdownBounded(&b, m)
 	b.WriteString("\n## Variants\n\n| variant | what it changes | envelope |\n| --- | --- | --- |\n")
 	for _, r := range m.Rows {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", cellEscape(r.Variant), cellEscape(r.Summary), cellEscape(orDash(r.Envelope)))
@@ -259,4 +260,51 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// markdownBounded writes the systematic exploration's table, if the
+// comparison ran one: per variant, its bounded result or its fewest-fault
+// counterexample, and the schedules (failing) at each number of faults.
+func markdownBounded(b *strings.Builder, m Matrix) {
+	var world string
+	maxK := -1
+	for _, r := range m.Rows {
+		if r.Bounded != nil {
+			world, maxK = r.Bounded.World, max(maxK, r.Bounded.MaxFaults)
+		}
+	}
+	if maxK < 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Systematic exploration\n\nEvery schedule of a small world (%s) with at most %s inside the variant's "+
+		"envelope (locksim explore): a deviation loses, delays or duplicates a message, crashes or restarts without data a node, "+
+		"or pauses a holder within or past its validity. Breadth-first by the number of faults, so a counterexample has the "+
+		"fewest there are. Schedules are counted, not distinct executions (no reduction yet); each column is failing/schedules "+
+		"with exactly that many faults, every level run (explore -keep-going).\n\n| variant | result |", world, plural(maxK, "fault"))
+	for k := 0; k <= maxK; k++ {
+		fmt.Fprintf(b, " k=%d |", k)
+	}
+	b.WriteString("\n| --- | --- |" + strings.Repeat(" ---: |", maxK+1) + "\n")
+	for _, r := range m.Rows {
+		x := r.Bounded
+		if x == nil {
+			continue
+		}
+		result := fmt.Sprintf("✓ no violation with ≤ %s", plural(x.MaxFaults, "fault"))
+		switch {
+		case x.Counterexample != "":
+			result = fmt.Sprintf("✗ counterexample with %s: %s (`%s`)", plural(x.Faults, "fault"), x.Counterexample, x.Command)
+		case !x.Complete:
+			result = "budget ran out"
+		}
+		fmt.Fprintf(b, "| %s | %s |", cellEscape(r.Variant), cellEscape(result))
+		for k := 0; k <= maxK; k++ {
+			if k < len(x.Levels) {
+				fmt.Fprintf(b, " %d/%d |", x.Levels[k].Failing, x.Levels[k].Schedules)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
+	}
 }

@@ -77,6 +77,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	explore.RegisterConfigFlags(f.FlagSet, &cfg)
 	seeds := f.Int("seeds", 30, "seeds per cell (seeds 1..N)")
 	costs := f.Int("costs", 30, "seeds per variant and assumption, drawn to break it (0: no cost table)")
+	exhaust := f.Int("exhaust", 0, "add the systematic exploration: every schedule of the small world with at most this many faults, per variant (0: none; see locksim explore)")
 	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
 	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
@@ -90,7 +91,10 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	opts := explore.CompareOptions{Seeds: *seeds, CostSeeds: *costs, Config: cfg, Parallel: *parallel, Minimize: *minimize}
+	if *exhaust < 0 || *exhaust > 4 {
+		return f.fail(stderr, fmt.Errorf("-exhaust %d is not between 0 and 4", *exhaust))
+	}
+	opts := explore.CompareOptions{Seeds: *seeds, CostSeeds: *costs, Config: cfg, Parallel: *parallel, Minimize: *minimize, Exhaust: *exhaust}
 	for _, w := range explore.EveryWorldField {
 		if *worldNone || slices.ContainsFunc(w.FlagsOf(), f.set) {
 			opts.Pin = append(opts.Pin, w)

@@ -43,6 +43,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	k := f.Int("max-faults", 2, "explore every schedule with at most this many faults, 0 to 6")
 	budget := f.Int("max-schedules", explore.DefaultMaxSchedules, "stop, saying so, before a level that would take more schedules than this")
 	beyond := f.String("beyond", "", "assumptions of the envelope to break on purpose, comma-separated, or all (default: only faults inside it)")
+	keepGoing := f.Bool("keep-going", false, "explore every level up to -max-faults even after one with a counterexample, counting what fails at each")
 	safetyOnly := f.Bool("safety-only", false, "judge safety only: leave liveness (waiters starved, items left behind) unjudged")
 	strict := f.Bool("strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
@@ -58,7 +59,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	o.Parallel, o.Strict = *parallel, *strict
+	o.Parallel, o.Strict, o.KeepGoing = *parallel, *strict, *keepGoing
 	o.Check.SkipLiveness = *safetyOnly
 	menu := explore.MenuFor(t)
 	describeExplore(stdout, t, menu, *k)

@@ -18,6 +18,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/internal/cputime"
+	"github.com/locksim/locksim/variants"
 )
 
 // The figures of docs/PERFORMANCE.md. Run them all once with
@@ -382,4 +383,24 @@ func BenchmarkExhaust(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkExhaustEveryVariant exhausts k=2 for every registered variant
+// in the small world, every level run (KeepGoing), on every core: what
+// compare -exhaust 2 adds to VARIANTS.md. It reports the wall seconds of
+// one pass and the schedules run.
+func BenchmarkExhaustEveryVariant(b *testing.B) {
+	schedules := 0
+	for b.Loop() {
+		schedules = 0
+		for _, v := range variants.All() {
+			res, err := Exhaust(Target{Variant: v, Config: SmallWorld(3, 2, 1)}, ExhaustOptions{MaxFaults: 2, KeepGoing: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			schedules += res.Schedules()
+		}
+	}
+	b.ReportMetric(float64(schedules), "schedules")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/pass")
 }

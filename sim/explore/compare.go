@@ -41,6 +41,10 @@ type CompareOptions struct {
 	// Minimize shrinks the first counterexample of each failing cell (at
 	// most CompareMinimizeRuns runs) and records its size in the cell.
 	Minimize bool
+	// Exhaust, when positive, adds the systematic exploration: per
+	// variant, every schedule of SmallWorld(3, 2, 1) with at most this
+	// many faults inside its envelope (Exhaust, every level run).
+	Exhaust int
 	// OnCell, if set, sees every cell once it is complete (minimised too),
 	// in row-major matrix order, on the goroutine that called Compare.
 	OnCell func(CellResult)
@@ -84,9 +88,35 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 				return reports.Matrix{}, err
 			}
 		}
+		if opts.Exhaust > 0 {
+			if row.Bounded, err = compareBounded(v, opts); err != nil {
+				return reports.Matrix{}, err
+			}
+		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m, nil
+}
+
+// compareBounded is v's systematic exploration of the small world.
+func compareBounded(v algorithm.Variant, opts CompareOptions) (*reports.Bounded, error) {
+	t := Target{Variant: v, Config: SmallWorld(3, 2, 1)}
+	res, err := Exhaust(t, ExhaustOptions{MaxFaults: opts.Exhaust, Parallel: opts.Parallel, KeepGoing: true})
+	if err != nil {
+		return nil, fmt.Errorf("compare %s, exhaust: %w", v.Name, err)
+	}
+	b := &reports.Bounded{World: res.World(), MaxFaults: opts.Exhaust, Complete: res.Complete}
+	if x := res.Counterexample; x != nil {
+		b.Command = fmt.Sprintf("%s explore -variant %s -max-faults %d", CommandPrefix, v.Name, x.Schedule.Faults())
+	}
+	for _, l := range res.Levels {
+		b.Levels = append(b.Levels, reports.BoundedLevel{Faults: l.Faults, Schedules: l.Schedules, Failing: l.Failing})
+	}
+	if x := res.Counterexample; x != nil {
+		b.Faults = x.Schedule.Faults()
+		b.Counterexample = x.Schedule.String() + "; " + x.Verdict.Violations[0].Story
+	}
+	return b, nil
 }
 
 // costColumns are the assumptions some variant makes, in

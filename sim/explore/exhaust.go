@@ -25,6 +25,10 @@ type ExhaustOptions struct {
 	Parallel int // workers; 0 means every core
 	Check    model.CheckOptions
 	Strict   bool
+	// KeepGoing explores every level up to MaxFaults even after one with a
+	// failing schedule (Counterexample is still the first level's first):
+	// how many schedules fail at each bound.
+	KeepGoing bool
 	// OnLevel, if set, sees each level once it is explored, in order.
 	OnLevel func(Level)
 	// OnProgress, if set, sees the running count of schedules explored,
@@ -54,8 +58,10 @@ type ExhaustResult struct {
 	// has one (deviations in the order the run met them, the lowest
 	// positions first), rerun with its history; nil: none within the bound.
 	Counterexample *Outcome
-	// Complete says every level up to MaxFaults was explored; false: the
-	// schedule budget ran out first (Levels says how far it got).
+	// Complete says the exploration ran to its end: to the level of its
+	// counterexample (to MaxFaults with KeepGoing), or to MaxFaults without
+	// one; false: the schedule budget ran out first (Levels says how far
+	// it got).
 	Complete  bool
 	MaxFaults int
 }
@@ -73,9 +79,7 @@ func (r ExhaustResult) Schedules() int {
 // with ≤ 2 faults (3 nodes, 2 clients, 1 acquisition each)", or the
 // counterexample's fault count and faults.
 func (r ExhaustResult) String() string {
-	c := r.Target.Config
-	world := fmt.Sprintf("%s, replication %d, %s, %s each", count(c.Nodes, "node"), c.Replication,
-		count(c.Hosts*c.ThreadsPerHost, "client"), count(c.Acquisitions, "grant"))
+	world := r.World()
 	if x := r.Counterexample; x != nil {
 		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s", count(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story)
 	}
@@ -92,6 +96,14 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return withCommas(n) + " " + noun + "s"
+}
+
+// World is the explored world in words: "3 nodes, replication 3, 2
+// clients, 1 grant each".
+func (r ExhaustResult) World() string {
+	c := r.Target.Config
+	return fmt.Sprintf("%s, replication %d, %s, %s each", count(c.Nodes, "node"), c.Replication,
+		count(c.Hosts*c.ThreadsPerHost, "client"), count(c.Acquisitions, "grant"))
 }
 
 // withCommas is 183204 as "183,204".
@@ -173,15 +185,14 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 		if o.OnLevel != nil {
 			o.OnLevel(lv)
 		}
-		if first >= 0 {
+		if first >= 0 && res.Counterexample == nil {
 			out, _, err := runNode(t, menu, frontier[first], o, true)
 			if err != nil {
 				return res, err
 			}
-			res.Counterexample, res.Complete = &out, true
-			return res, nil
+			res.Counterexample = &out
 		}
-		if k == o.MaxFaults {
+		if k == o.MaxFaults || (res.Counterexample != nil && !o.KeepGoing) {
 			res.Complete = true
 			return res, nil
 		}

@@ -131,6 +131,27 @@ func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
 	}
 }
 
+// With KeepGoing the exploration goes on past its first failing level to
+// the bound, counting what fails at each; the counterexample is still the
+// first level's.
+func TestExhaustKeepGoingCountsEveryLevel(t *testing.T) {
+	tg := Target{Variant: variant("original"), Config: SmallWorld(2, 2, 1)}
+	first, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2})
+	if err != nil || first.Counterexample == nil || len(first.Levels) != 2 {
+		t.Fatalf("without KeepGoing: %+v, %v; want a counterexample at one fault", first.Levels, err)
+	}
+	all, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Levels) != 3 || !all.Complete || all.Levels[2].Failing == 0 || all.Levels[2].Schedules <= all.Levels[1].Schedules {
+		t.Fatalf("with KeepGoing: %+v", all.Levels)
+	}
+	if !reflect.DeepEqual(all.Levels[:2], first.Levels) || all.Counterexample.Hash != first.Counterexample.Hash {
+		t.Fatalf("KeepGoing changed the first levels or the counterexample: %+v vs %+v", all.Levels, first.Levels)
+	}
+}
+
 // A counterexample's repro carries its schedule: read back and replayed,
 // it runs to the same trace hash and verdict, and a schedule that does not
 // fit the run is an error, not another run.
