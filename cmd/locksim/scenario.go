@@ -34,6 +34,8 @@ type scenarioFlags struct {
 	bound      string
 	configFile string
 	plan       string     // -plan FILE: a hand-written fault plan
+	pct        int        // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
+	pctSteps   int
 	config     sim.Config // written by the scenario flags
 }
 
@@ -47,6 +49,8 @@ func (s *scenarioFlags) register(f *cmdFlags) {
 	f.StringVar(&s.bound, "liveness-bound", defaultLivenessBound, "how long waiters may go ungranted while a majority of the key's nodes is up and reachable from them, and a lock item may stay behind unused: Nttl (N TTLs, plus the clients' longest think time) or a duration such as 90s")
 	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
 	f.StringVar(&s.plan, "plan", "", "JSON fault plan file (faults.Plan) that every seed runs instead of one it draws; the world is then fixed unless -world says otherwise")
+	f.IntVar(&s.pct, "pct", 0, "schedule message deliveries with PCT of this depth (1..16: random client priorities, depth-1 change points) instead of the seed's latency draws (0: off)")
+	f.IntVar(&s.pctSteps, "pct-steps", explore.DefaultPCTSteps, "with -pct: the latency choices among which the priority change points fall")
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
 }
 
@@ -110,6 +114,14 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	}
 	if t.Beyond, err = parseBeyond(s.beyond, t); err != nil {
 		return explore.Target{}, err
+	}
+	switch {
+	case s.pct < 0:
+		return explore.Target{}, fmt.Errorf("-pct %d is not a depth: give 1..16, or 0 for the seed's own latency draws", s.pct)
+	case s.pct > 0:
+		t.PCT = &explore.PCT{Depth: s.pct, Steps: s.pctSteps}
+	case f.set("pct-steps"):
+		return explore.Target{}, fmt.Errorf("-pct-steps needs -pct DEPTH")
 	}
 	if err := t.Validate(); err != nil {
 		return explore.Target{}, err
@@ -298,6 +310,9 @@ func describeTarget(w io.Writer, t explore.Target) {
 	fmt.Fprintf(w, "world:   %s\n", describeWorldDraw(t.World))
 	if t.Variant.New != nil { // a variant, not just a name read back from JSON
 		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
+	}
+	if p := t.PCT; p != nil {
+		fmt.Fprintf(w, "schedule: PCT, depth %d over %d latency choices (deliveries by client priority)\n", p.Depth, p.Steps)
 	}
 	if t.Plan == nil {
 		fmt.Fprintf(w, "draws:   %s\n", explore.DescribeDraws(t.Beyond))

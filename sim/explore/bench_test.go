@@ -404,3 +404,46 @@ func BenchmarkExhaustEveryVariant(b *testing.B) {
 	b.ReportMetric(float64(schedules), "schedules")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/pass")
 }
+
+// BenchmarkPCTAgainstSwarm compares, for every entry of BUGS.md, the seeds
+// the default sweep takes to show it with the seeds' own latency draws
+// (swarm) and with PCT of depth 3 scheduling the deliveries: the median
+// over pctSweeps independent sweeps from different first seeds, each
+// stopped at pctStride seeds (missed counts those).
+func BenchmarkPCTAgainstSwarm(b *testing.B) {
+	defer TuneGC()()
+	for _, e := range catalogue {
+		for _, sched := range []struct {
+			name string
+			pct  *PCT
+		}{{"swarm", nil}, {"pct-d3", &PCT{Depth: 3, Steps: DefaultPCTSteps}}} {
+			b.Run(e.name+"/"+sched.name, func(b *testing.B) {
+				tg := e.target()
+				tg.PCT = sched.pct
+				var seeds []float64
+				missed := 0
+				for b.Loop() {
+					seeds = seeds[:0]
+					for i := range pctSweeps {
+						from := 1 + uint64(i)*pctStride
+						o, found := firstIn(b, e, tg, from, pctStride)
+						n := float64(pctStride)
+						if found {
+							n = float64(o.Seed - from + 1)
+						} else {
+							missed++
+						}
+						seeds = append(seeds, n)
+					}
+				}
+				b.ReportMetric(median(seeds), "median-seeds")
+				b.ReportMetric(float64(missed), "missed")
+			})
+		}
+	}
+}
+
+const (
+	pctSweeps = 5
+	pctStride = 5_000
+)

@@ -73,11 +73,16 @@ const catalogueSeeds = 10_000
 // sweeps of firstOfChunk seeds at a time on every core, each history kept
 // for the catalogue to read.
 func firstOf(tb testing.TB, e entry, from uint64, n int) (Outcome, bool) {
+	return firstIn(tb, e, e.target(), from, n)
+}
+
+// firstIn is firstOf in target tg (e's, with another scheduler).
+func firstIn(tb testing.TB, e entry, tg Target, from uint64, n int) (Outcome, bool) {
 	opt := DefaultOptions()
 	opt.Keep = true
 	for next := from; next < from+uint64(n); next += firstOfChunk {
 		var hit *Outcome
-		_, err := Sweep(e.target(), SweepOptions{From: next, Count: min(firstOfChunk, int(from+uint64(n)-next)), KeepGoing: true, Run: opt,
+		_, err := Sweep(tg, SweepOptions{From: next, Count: min(firstOfChunk, int(from+uint64(n)-next)), KeepGoing: true, Run: opt,
 			OnOutcome: func(o Outcome) {
 				if hit == nil && entryOf(e.variant, o) == e.name {
 					hit = &o

@@ -278,6 +278,6 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool) (Outcome, []uint8, error) {
 	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.dev}, t.Config.Under(*t.Plan), n.from)
 	opt := Options{Check: o.Check, Strict: o.Strict, Keep: keep}
-	out, err := runVariant(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch)
+	out, err := runVariant(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch, nil)
 	return out, ch.alts, err
 }

@@ -142,6 +142,12 @@ func ReplayCommand(t Target, seed uint64) string {
 	if len(t.Beyond) > 0 {
 		args = append(args, "-beyond", assumptionList(t.Beyond))
 	}
+	if p := t.PCT; p != nil {
+		args = append(args, "-pct", itoa(p.Depth))
+		if p.Steps != DefaultPCTSteps {
+			args = append(args, "-pct-steps", itoa(p.Steps))
+		}
+	}
 	def := DefaultWorld(t.Classes)
 	var pinned []WorldField
 	if isSubset(t.World, def) {

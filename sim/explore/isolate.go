@@ -148,9 +148,10 @@ func fingerprint(kind string, t Target, run Options, more ...string) string {
 		Config                           any
 		Classes, Beyond, World           any
 		Plan                             *faults.Plan
+		PCT                              *PCT
 		Run                              Options
 		More                             []string
-	}{kind, t.Variant.Name, t.Variant.Summary, fmt.Sprint(t.Variant.Envelope), t.Config, t.Classes, t.Beyond, t.World, t.Plan, run, more})
+	}{kind, t.Variant.Name, t.Variant.Summary, fmt.Sprint(t.Variant.Envelope), t.Config, t.Classes, t.Beyond, t.World, t.Plan, t.PCT, run, more})
 	if err != nil {
 		panic(err) // configs, classes and options are plain data
 	}

@@ -50,6 +50,8 @@ type Repro struct {
 	// seeds only the algorithm's own randomness. Plan holds the faults the
 	// exploration started from, not those the schedule injects.
 	Schedule *Schedule `json:"schedule,omitempty"`
+	// PCT, when set, is the PCT scheduler the seed ran under.
+	PCT *PCT `json:"pct,omitempty"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -62,7 +64,7 @@ func NewRepro(t Target, o Outcome) Repro {
 	if c := o.check; c != model.DefaultCheckOptions() && c != (model.CheckOptions{}) {
 		r.Check = &c
 	}
-	r.Schedule = o.Schedule
+	r.Schedule, r.PCT = o.Schedule, t.PCT
 	return r
 }
 
@@ -76,7 +78,7 @@ func (r Repro) CheckOptions() model.CheckOptions {
 
 // Target is the repro's target, in the world its seed ran in.
 func (r Repro) Target() Target {
-	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}
+	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond, PCT: r.PCT}
 }
 
 // SeedTarget is the target the repro's seed was drawn from, world and all:
@@ -158,6 +160,11 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 	if err := r.Schedule.validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}
+	if r.PCT != nil {
+		if err := r.PCT.validate(); err != nil {
+			return Repro{}, fmt.Errorf("repro: %v", err)
+		}
+	}
 	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
 		return Repro{}, fmt.Errorf("repro: beyond: %v", err)
 	}
@@ -224,7 +231,8 @@ func (r Repro) scenarioKey() []byte {
 		M bool
 		X *model.CheckOptions
 		D *Schedule
-	}{r.Variant, r.Seed, r.Classes, r.Beyond, r.World, r.Config, r.Plan, r.Minimized, r.Check, r.Schedule})
+		T *PCT
+	}{r.Variant, r.Seed, r.Classes, r.Beyond, r.World, r.Config, r.Plan, r.Minimized, r.Check, r.Schedule, r.PCT})
 	return b
 }
 

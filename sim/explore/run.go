@@ -49,6 +49,9 @@ type Target struct {
 	// still draws every random choice of the run, and its world if World
 	// says so (the plan must fit each).
 	Plan *faults.Plan
+	// PCT, when set, schedules each seed's message deliveries by client
+	// priorities (pct.go) instead of the seed's latency draws.
+	PCT *PCT
 }
 
 // DefaultTarget is what locksim sweep -variant v -faults classes explores:
@@ -186,6 +189,11 @@ func (t Target) Validate() error {
 			return fmt.Errorf("target: %v", err)
 		}
 	}
+	if t.PCT != nil {
+		if err := t.PCT.validate(); err != nil {
+			return fmt.Errorf("target: %v", err)
+		}
+	}
 	if t.Plan != nil {
 		if err := t.Plan.Validate(sim.ShapeOf(t.Config.Under(*t.Plan))); err != nil {
 			return fmt.Errorf("target: the plan does not fit the world or is not valid: %v", err)
@@ -236,10 +244,14 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 	}
 	cfg := t.At(seed).Config
 	var ch *scheduleChooser
-	if opt.Schedule != nil {
-		ch = newScheduleChooser(*opt.Schedule, cfg.Under(plan), -1)
+	var choices func(sim.Chooser) sim.Chooser
+	switch under := cfg.Under(plan); {
+	case opt.Schedule != nil:
+		ch = newScheduleChooser(*opt.Schedule, under, -1)
+	case t.PCT != nil:
+		choices = t.PCT.choices(seed, under.Hosts*under.ThreadsPerHost)
 	}
-	return runVariant(t.Variant, cfg, seed, plan, opt, ch)
+	return runVariant(t.Variant, cfg, seed, plan, opt, ch, choices)
 }
 
 // RunSeed runs and checks the seed's own world and plan.
@@ -249,8 +261,8 @@ func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
 }
 
 // runVariant runs and checks one scenario; ch, when set, decides its
-// choice points.
-func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, ch *scheduleChooser) (out Outcome, err error) {
+// choice points by a schedule, else choices, when set (PCT).
+func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, ch *scheduleChooser, choices func(sim.Chooser) sim.Chooser) (out Outcome, err error) {
 	// A buggy algorithm never panics out of sim.Run (the simulator turns it
 	// into a finding); a bug in locksim itself must still become an error
 	// naming the seed, not a stack trace in the middle of a sweep or replay.
@@ -260,8 +272,11 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 		}
 	}()
 	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace}
-	if ch != nil {
+	switch {
+	case ch != nil:
 		sc.Choices = func(sim.Chooser) sim.Chooser { return ch }
+	case choices != nil:
+		sc.Choices = choices
 	}
 	if !opt.Keep {
 		// The history is checked and dropped: its memory can serve the next run.
