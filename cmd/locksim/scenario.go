@@ -33,8 +33,8 @@ type scenarioFlags struct {
 	world      string
 	bound      string
 	configFile string
-	plan       string     // -plan FILE: a hand-written fault plan
-	pct        int        // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
+	plan       string // -plan FILE: a hand-written fault plan
+	pct        int    // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
 	pctSteps   int
 	config     sim.Config // written by the scenario flags
 }

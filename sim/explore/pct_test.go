@@ -13,7 +13,7 @@ import (
 type fixedLatency struct{}
 
 func (fixedLatency) Between(c sim.Choice, lo, hi int64) int64 { return -1 }
-func (fixedLatency) Chance(sim.Choice, uint32) bool          { return false }
+func (fixedLatency) Chance(sim.Choice, uint32) bool           { return false }
 
 // PCT delivers the messages of a higher-priority client sooner: the top
 // client's at the lowest latency, the bottom's at the highest, evenly
