@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,9 @@ type Level struct {
 	Schedules int   // explored
 	Failing   int   // of which failed (a bug of the variant; with Strict, any violation)
 	Events    int64 // simulator events, summed
+	// Distinct counts the distinct executions among the schedules, by
+	// trace hash: what merging schedules that ran alike would save.
+	Distinct int
 }
 
 // ExhaustResult is an exploration's answer: a counterexample with the
@@ -125,6 +129,7 @@ type frontierNode struct {
 // nodeResult is what running a frontier node leaves for the next level.
 type nodeResult struct {
 	failed bool
+	hash   uint64 // the run's trace hash: two schedules with one hash ran the same
 	events int64
 	alts   []uint8 // alternatives at the points from node.from on
 	err    error
@@ -180,6 +185,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 				}
 			}
 		}
+		lv.Distinct = distinct(results)
 		done += len(frontier)
 		res.Levels = append(res.Levels, lv)
 		if o.OnLevel != nil {
@@ -202,6 +208,16 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 		}
 		frontier = next
 	}
+}
+
+// distinct counts the distinct trace hashes of a level's runs.
+func distinct(results []nodeResult) int {
+	hs := make([]uint64, len(results))
+	for i, r := range results {
+		hs[i] = r.hash
+	}
+	slices.Sort(hs)
+	return len(slices.Compact(hs))
 }
 
 // expand is the next level: each schedule of this one with one more
@@ -249,7 +265,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 					return
 				}
 				out, alts, err := runNode(t, menu, frontier[i], o, false)
-				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), events: out.Events, alts: alts}
+				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), hash: out.Hash, events: out.Events, alts: alts}
 				finished.Add(1)
 			}
 		})
