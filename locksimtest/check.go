@@ -173,7 +173,12 @@ func replay(t *testing.T, target explore.Target, path string, iso *explore.Isola
 	if err != nil {
 		t.Fatalf("locksim.replay %s: %v", path, err)
 	}
-	o, err := runOne(r.Target(), r.Seed, &r.Plan, iso)
+	opt := explore.DefaultOptions()
+	opt.Keep, opt.Check, opt.Schedule = true, r.CheckOptions(), r.Schedule
+	if r.Schedule != nil {
+		iso = nil // an explored schedule ran in process; it replays there
+	}
+	o, err := explore.Run(r.Target(), r.Seed, &r.Plan, opt, iso)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +195,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 		t.Logf("locksim: %s: %s", which, o)
 		return
 	}
-	if *minimizeFlag && !workerKind(o) {
+	if *minimizeFlag && !workerKind(o) && o.Schedule == nil {
 		if m, err := explore.Minimize(target, o.Seed, o.Plan, o.Findings[0].Kind, 0); err == nil {
 			t.Logf("locksim: minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs)
 			target = m.Target
@@ -205,7 +210,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n%s\n", target.Variant.Name, which, o)
 	if len(o.History.Clients) > 0 {
 		b.WriteString("timeline around the first violation:\n")
-		reports.Timeline(&b, o.History, o.Plan, o.Verdict, reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40})
+		reports.Timeline(&b, o.History, o.RanPlan(), o.Verdict, reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40})
 	}
 	r := explore.NewRepro(target, o)
 	r.Minimized = *minimizeFlag
@@ -220,10 +225,10 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which string
 		fmt.Fprintf(&b, "repro:    %s%s\n", path, keptNote())
 		fmt.Fprintf(&b, "replay:   %s -locksim.replay=%s\n", run, path)
 	}
-	if *replayFlag == "" {
+	if *replayFlag == "" && o.Schedule == nil {
 		fmt.Fprintf(&b, "replay:   %s -locksim.seed=%d\n", run, o.Seed)
 	}
-	if !*minimizeFlag {
+	if !*minimizeFlag && o.Schedule == nil {
 		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, o.Seed)
 	}
 	t.Fatal(strings.TrimRight(b.String(), "\n"))

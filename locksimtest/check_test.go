@@ -14,3 +14,13 @@ func TestCheckPassesACleanLock(t *testing.T) {
 	}
 	Check(t, v, Seeds(200))
 }
+
+// A clean lock passes Explore: corrected has no violation in any schedule
+// of the small world with one fault inside its envelope.
+func TestExplorePassesACleanLock(t *testing.T) {
+	v, err := variants.Lookup("corrected")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Explore(t, v, 1)
+}

@@ -43,3 +43,13 @@ func ExampleCheck() {
 	locksimtest.Check(t, myLock(), locksimtest.Faults("all"), locksimtest.Seeds(2000))
 	// }
 }
+
+// In a test file of your module: Explore runs every schedule of a small
+// world with at most two faults; for this lock it fails the test with a
+// counterexample that has the fewest faults there are (here none: the
+// mistake needs no fault), its schedule, timeline, repro and replay line.
+func ExampleExplore() {
+	var t *testing.T // func TestMyLockExhaustively(t *testing.T) {
+	locksimtest.Explore(t, myLock(), 2)
+	// }
+}

@@ -53,6 +53,10 @@ import (
 func TestMyLock(t *testing.T) {
 	locksimtest.Check(t, Variant(), locksimtest.Faults("all"), locksimtest.Seeds(200))
 }
+
+func TestMyLockExplored(t *testing.T) {
+	locksimtest.Explore(t, Variant(), 1)
+}
 `
 
 // A throwaway module imports locksim through a replace to this checkout:
@@ -89,7 +93,7 @@ func TestALockOutsideTheTree(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	out, err := gotest("-run", "TestMyLock", ".")
+	out, err := gotest("-run", "^TestMyLock$", ".")
 	if err == nil || !strings.Contains(out, "locksim: mylock has a bug") {
 		t.Fatalf("go test of the broken lock did not fail with a bug (err %v):\n%s", err, out)
 	}
@@ -106,7 +110,7 @@ func TestALockOutsideTheTree(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	kept, err := gotest("-run", "TestMyLock", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
+	kept, err := gotest("-run", "^TestMyLock$", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
 	f := regexp.MustCompile(`replay:   cd \S+ && go test -run '\S+' -locksim\.replay=(\S+)`).FindStringSubmatch(kept)
 	if err == nil || f == nil || strings.Contains(kept, "removed after the test") {
 		t.Fatalf("no kept repro file with -artifacts (err %v):\n%s", err, kept)
@@ -114,8 +118,18 @@ func TestALockOutsideTheTree(t *testing.T) {
 	if again, err := gotest("-run", m[1], "-locksim.replay="+f[1], "."); err == nil || !strings.Contains(again, "has a bug (replay of "+f[1]+")") {
 		t.Fatalf("the replay of the repro file did not reproduce the failure (err %v):\n%s", err, again)
 	}
+	// Explore finds the broken lock's fewest-fault counterexample, and
+	// its repro replays through the same test.
+	ex, err := gotest("-run", "^TestMyLockExplored$", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
+	g := regexp.MustCompile(`replay:   cd \S+ && go test -run '(\S+)' -locksim\.replay=(\S+)`).FindStringSubmatch(ex)
+	if err == nil || g == nil || !strings.Contains(ex, "the fewest there are") {
+		t.Fatalf("Explore of the broken lock did not fail with a counterexample and a replay line (err %v):\n%s", err, ex)
+	}
+	if again, err := gotest("-run", g[1], "-locksim.replay="+g[2], "."); err == nil || !strings.Contains(again, "has a bug (replay of "+g[2]+")") || !strings.Contains(again, "the same run") {
+		t.Fatalf("the explored schedule's repro did not replay to the same run (err %v):\n%s", err, again)
+	}
 	write("mylock.go", strings.Replace(lockFile, "BROKEN", "false", 1))
-	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") {
+	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") || !strings.Contains(out, "no violation in all") {
 		t.Fatalf("go test of the fixed lock failed (err %v):\n%s", err, out)
 	}
 }
