@@ -194,8 +194,9 @@ type Injector interface {
 	Chooser
 	// Inject returns the faults to start at step s, now. Their At is
 	// ignored. A Pause of s.Client pauses it here and now, as a fault
-	// point's pause does (History.Pauses); the other kinds start as the
-	// plan's events do, and the run reports them (Result.Injected).
+	// point's pause does (History.Pauses); a ClockJump may jump a node's
+	// clock only; the other kinds start as the plan's events do, and the
+	// run reports them (Result.Injected).
 	Inject(s Step) []faults.Event
 }
 
@@ -214,6 +215,11 @@ func (p *process) offer(s Step) {
 		if e.Kind == faults.Crash && (e.Node < 0 || e.Node >= len(w.nodes)) {
 			panic(fmt.Sprintf("sim: the injector crashes node %d of %d", e.Node, len(w.nodes)))
 		}
+		if e.Kind == faults.ClockJump && (e.Target != faults.NodeProcess || e.Index < 0 || e.Index >= len(w.nodes)) {
+			// A host clock's jump would move validity deadlines already
+			// set on it; node clocks are read only when a node applies.
+			panic(fmt.Sprintf("sim: the injector jumps the clock of %s %d: only nodes' clocks (of %d) may jump mid-run", e.Target, e.Index, len(w.nodes)))
+		}
 		if e.Kind == faults.Pause && e.Client == p.idx {
 			point := s.Point
 			if point == "" {
@@ -229,6 +235,9 @@ func (p *process) offer(s Step) {
 		}
 		w.injected = append(w.injected, e)
 		w.plan.Events = append(slices.Clip(w.plan.Events), e)
+		if e.Kind == faults.ClockJump {
+			w.nodes[e.Index].clock.addJump(w.now, int64(e.Delta))
+		}
 		end := w.end // a crash without For never heals
 		if e.For > 0 || e.Kind != faults.Crash {
 			end = w.now + int64(e.For)

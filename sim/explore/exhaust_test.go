@@ -244,3 +244,31 @@ func diffLines(got, want string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Beyond the envelope the menu offers what the envelope rules out: for
+// corrected, which assumes no clock jumps, a node's clock stepping just
+// under the TTL breaks mutual exclusion with one more fault (a lost reply
+// leaves the holder one item short), and the violation is judged expected,
+// after the clock-jumps breach.
+func TestExhaustBeyondClockJumps(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("two faults: 56,000 schedules")
+	}
+	tg := Target{Variant: variant("corrected"), Config: SmallWorld(3, 2, 1), Classes: []faults.Class{faults.ClassAll},
+		Beyond: []algorithm.Assumption{algorithm.ClockJumps}}
+	if inside := MenuFor(Target{Variant: tg.Variant, Config: tg.Config}); len(inside.ClockSteps) > 0 {
+		t.Fatalf("inside corrected's envelope the menu steps clocks: %v", inside.ClockSteps)
+	}
+	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Counterexample
+	if x == nil || x.Schedule.Faults() != 2 {
+		t.Fatalf("want a counterexample with 2 faults: %s", res)
+	}
+	f := x.Findings[0]
+	if f.Kind != model.MutualExclusion || f.Bug() || f.Breach == nil || f.Breach.Assumption != algorithm.ClockJumps {
+		t.Fatalf("want mutual exclusion, expected after clock-jumps: %s", f)
+	}
+}

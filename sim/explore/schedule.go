@@ -94,6 +94,10 @@ type Menu struct {
 	PausePast   bool          `json:"pause_past,omitempty"`
 	Edge        time.Duration `json:"edge,omitempty"`
 	PastBy      time.Duration `json:"past_by,omitempty"`
+	// ClockSteps, at a holder's fault points, steps a node's clock forward
+	// by each of them: just under and just past the lock's TTL, so the
+	// items it holds expire early, or nearly.
+	ClockSteps []time.Duration `json:"clock_steps,omitempty"`
 }
 
 // String lists what the menu offers, in words.
@@ -111,6 +115,9 @@ func (m Menu) String() string {
 	add(m.Wipe, fmt.Sprintf("restart without data (down %s)", m.WipeFor))
 	add(m.PauseWithin, fmt.Sprintf("pause until %s of the validity is left", m.Edge))
 	add(m.PausePast, fmt.Sprintf("pause %s past the validity or TTL", m.PastBy))
+	for _, d := range m.ClockSteps {
+		add(true, fmt.Sprintf("a node's clock steps %s", d))
+	}
 	if len(parts) == 0 {
 		return "nothing: the default schedule only"
 	}
@@ -132,6 +139,13 @@ func MenuFor(t Target) Menu {
 	m.PauseWithin = bd.ValidityEdge > 0
 	m.Edge = bd.ValidityEdge
 	m.PausePast = bd.ValidityEdge == 0 || breaks(bd, faults.BreakUseWithinValidity) || breaks(bd, faults.BreakTokenChecks)
+	ttl := t.Config.TTL
+	for _, d := range []time.Duration{ttl - ttl/10, ttl + ttl/10} {
+		inside := !bd.NoClockJumps && (bd.ClockJumpMax == 0 || d <= bd.ClockJumpMax) && (bd.ClockErrorMax == 0 || d <= bd.ClockErrorMax/2)
+		if inside || breaks(bd, faults.BreakClockJumps) || breaks(bd, faults.BreakClockError) {
+			m.ClockSteps = append(m.ClockSteps, d)
+		}
+	}
 	return m
 }
 
@@ -271,6 +285,11 @@ func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
 				opts = append(opts, faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true})
 			}
 		}
+		for _, d := range s.menu.ClockSteps {
+			for n := range s.nodes {
+				opts = append(opts, faults.Event{Kind: faults.ClockJump, Target: faults.NodeProcess, Index: n, Delta: d})
+			}
+		}
 	}
 	s.opts = opts
 	if a := s.branch(len(opts), func(a int) string { return s.describe(st, opts[a-1]) }); a > 0 {
@@ -289,6 +308,8 @@ func (s *scheduleChooser) describe(st sim.Step, e faults.Event) string {
 		return fmt.Sprintf("%s pauses %s at %s (%s), %s past its validity", who, e.For, st.Point, at, s.menu.PastBy)
 	case e.Kind == faults.Pause:
 		return fmt.Sprintf("%s pauses %s at %s (%s), %s past the lock's TTL", who, e.For, st.Point, at, s.menu.PastBy)
+	case e.Kind == faults.ClockJump:
+		return fmt.Sprintf("n%d's clock steps %s forward at %s, while %s holds the lock (%s)", e.Index, e.Delta, at, who, st.Point)
 	case e.Wipe && st.Node < 0:
 		return fmt.Sprintf("n%d restarts without its data (down %s) at %s, while %s holds the lock (%s)", e.Node, e.For, at, who, st.Point)
 	case e.Wipe:
