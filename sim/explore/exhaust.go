@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"hash/fnv"
 	"runtime"
 	"slices"
 	"sync"
@@ -47,8 +48,10 @@ type Level struct {
 	Schedules int   // explored
 	Failing   int   // of which failed (a bug of the variant; with Strict, any violation)
 	Events    int64 // simulator events, summed
-	// Distinct counts the distinct executions among the schedules, by
-	// trace hash: what merging schedules that ran alike would save.
+	// Distinct counts the distinct executions among the schedules: by
+	// trace hash and the faults injected (a clock stepped but not yet read
+	// leaves the trace alike and the world not). Schedules - Distinct is
+	// what merging schedules that ran alike would save.
 	Distinct int
 }
 
@@ -210,7 +213,17 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	}
 }
 
-// distinct counts the distinct trace hashes of a level's runs.
+// executionKey is o's trace hash with every fault it injected, whole.
+func executionKey(o Outcome) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%x", o.Hash)
+	for _, e := range o.Injected {
+		fmt.Fprintf(h, ";%s %d %d %d %d %d %v", e.Kind, e.Node, e.Index, e.Delta, e.For, e.Client, e.Wipe)
+	}
+	return h.Sum64()
+}
+
+// distinct counts the distinct execution keys of a level's runs.
 func distinct(results []nodeResult) int {
 	hs := make([]uint64, len(results))
 	for i, r := range results {
@@ -265,7 +278,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 					return
 				}
 				out, alts, err := runNode(t, menu, frontier[i], o, false)
-				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), hash: out.Hash, events: out.Events, alts: alts}
+				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
 				finished.Add(1)
 			}
 		})
