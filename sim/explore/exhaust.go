@@ -173,7 +173,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	frontier := []frontierNode{{}}
 	done := 0
 	for k := 0; ; k++ {
-		results := exhaustLevel(t, menu, frontier, o, done)
+		results := exhaustLevel(t, menu, frontier, o, done, k < o.MaxFaults)
 		lv := Level{Faults: k, Schedules: len(frontier)}
 		first := -1
 		for i, r := range results {
@@ -261,7 +261,7 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 
 // exhaustLevel runs every schedule of a level, on every core, each result
 // in its node's place.
-func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int) []nodeResult {
+func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool) []nodeResult {
 	results := make([]nodeResult, len(frontier))
 	workers := o.Parallel
 	if workers <= 0 {
@@ -277,7 +277,12 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 				if i >= int64(len(frontier)) {
 					return
 				}
-				out, alts, err := runNode(t, menu, frontier[i], o, false)
+				n := frontier[i]
+				if !expands {
+					n.from = -1 // the last level: its alternatives are not needed
+				}
+				out, alts, err := runNode(t, menu, n, o, false)
+				alts = slices.Clone(alts) // kept for the level: no spare capacity
 				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
 				finished.Add(1)
 			}
