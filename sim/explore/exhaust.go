@@ -124,9 +124,25 @@ func withCommas(n int) string {
 
 // frontierNode is one schedule to run: its deviations, and from which
 // branching point its children may deviate (after its last deviation).
+// A level of k = 3 holds millions of them, so they are compact: a
+// deviation is a point and an alternative, 8 bytes.
 type frontierNode struct {
-	dev  []Deviation
+	dev  []step
 	from int
+}
+
+type step struct {
+	pos int32
+	alt uint8
+}
+
+// deviations is n's schedule, as a Schedule lists it.
+func (n frontierNode) deviations() []Deviation {
+	out := make([]Deviation, len(n.dev))
+	for i, d := range n.dev {
+		out[i] = Deviation{Pos: int(d.pos), Alt: int(d.alt)}
+	}
+	return out
 }
 
 // nodeResult is what running a frontier node leaves for the next level.
@@ -251,7 +267,7 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 		for j, a := range results[i].alts {
 			p := f.from + j
 			for alt := 1; alt <= int(a); alt++ {
-				dev := append(append(make([]Deviation, 0, len(f.dev)+1), f.dev...), Deviation{Pos: p, Alt: alt})
+				dev := append(append(make([]step, 0, len(f.dev)+1), f.dev...), step{int32(p), uint8(alt)})
 				next = append(next, frontierNode{dev: dev, from: p + 1})
 			}
 		}
@@ -310,7 +326,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 // runNode runs one schedule, and returns the alternatives at its branching
 // points from n.from on; keep keeps its history (a counterexample's).
 func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool) (Outcome, []uint8, error) {
-	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.dev}, t.Config.Under(*t.Plan), n.from)
+	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.deviations()}, t.Config.Under(*t.Plan), n.from)
 	opt := Options{Check: o.Check, Strict: o.Strict, Keep: keep}
 	out, err := runVariant(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch, nil)
 	return out, ch.alts, err
