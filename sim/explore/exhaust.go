@@ -71,6 +71,9 @@ type ExhaustResult struct {
 	// it got).
 	Complete  bool
 	MaxFaults int
+	// Refused, when the budget stopped the exploration, is how many
+	// schedules the next level would have had.
+	Refused int
 }
 
 // Schedules is how many schedules the exploration ran.
@@ -87,12 +90,16 @@ func (r ExhaustResult) Schedules() int {
 // counterexample's fault count and faults.
 func (r ExhaustResult) String() string {
 	world := r.World()
+	budget := ""
+	if !r.Complete {
+		budget = fmt.Sprintf("; the budget ran out before %s with %s", count(r.Refused, "schedule"), count(len(r.Levels), "fault"))
+	}
 	if x := r.Counterexample; x != nil {
-		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s", count(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story)
+		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s%s", count(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story, budget)
 	}
 	if !r.Complete {
-		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for: the budget ran out (%s)",
-			count(r.Schedules(), "schedule"), count(len(r.Levels)-1, "fault"), r.MaxFaults, world)
+		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for (%s)%s",
+			count(r.Schedules(), "schedule"), count(len(r.Levels)-1, "fault"), r.MaxFaults, world, budget)
 	}
 	return fmt.Sprintf("no violation in all %s with ≤ %s (%s)", count(r.Schedules(), "schedule"), count(r.MaxFaults, "fault"), world)
 }
@@ -221,9 +228,10 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 			res.Complete = true
 			return res, nil
 		}
-		next, ok := expand(frontier, results, o.MaxSchedules-done)
-		if !ok {
-			return res, nil // the budget would run out during level k+1
+		next, n := expand(frontier, results, o.MaxSchedules-done)
+		if next == nil {
+			res.Refused = n // the budget would run out during level k+1
+			return res, nil
 		}
 		frontier = next
 	}
@@ -250,9 +258,9 @@ func distinct(results []nodeResult) int {
 }
 
 // expand is the next level: each schedule of this one with one more
-// deviation after its last, in order; false if there would be more than
-// budget of them.
-func expand(frontier []frontierNode, results []nodeResult, budget int) ([]frontierNode, bool) {
+// deviation after its last, in order, and how many there are; nil if
+// that is more than budget.
+func expand(frontier []frontierNode, results []nodeResult, budget int) ([]frontierNode, int) {
 	n := 0
 	for _, r := range results {
 		for _, a := range r.alts {
@@ -260,7 +268,7 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 		}
 	}
 	if n > budget {
-		return nil, false
+		return nil, n
 	}
 	next := make([]frontierNode, 0, n)
 	for i, f := range frontier {
@@ -272,7 +280,7 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 			}
 		}
 	}
-	return next, true
+	return next, n
 }
 
 // exhaustLevel runs every schedule of a level, on every core, each result
