@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -61,6 +63,12 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Parallel, o.Strict, o.KeepGoing = *parallel, *strict, *keepGoing
 	o.Check.SkipLiveness = *safetyOnly
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// Unlike a sweep's, an exploration's live heap is large (a level of
+		// millions of schedules): Go's default GOGC keeps the heap at twice
+		// that, not the sweeps' five times.
+		defer debug.SetGCPercent(debug.SetGCPercent(100))
+	}
 	menu := explore.MenuFor(t)
 	describeExplore(stdout, t, menu, *k)
 	prog := newExploreProgress(stderr)

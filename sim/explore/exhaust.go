@@ -155,10 +155,9 @@ func (n frontierNode) deviations() []Deviation {
 // nodeResult is what running a frontier node leaves for the next level.
 type nodeResult struct {
 	failed bool
-	hash   uint64 // the run's trace hash: two schedules with one hash ran the same
+	hash   uint64 // executionKey: two schedules with one key ran the same
 	events int64
 	alts   []uint8 // alternatives at the points from node.from on
-	err    error
 }
 
 // Exhaust explores every schedule of t's world with at most MaxFaults
@@ -196,13 +195,13 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	frontier := []frontierNode{{}}
 	done := 0
 	for k := 0; ; k++ {
-		results := exhaustLevel(t, menu, frontier, o, done, k < o.MaxFaults)
+		results, err := exhaustLevel(t, menu, frontier, o, done, k < o.MaxFaults)
+		if err != nil {
+			return res, err
+		}
 		lv := Level{Faults: k, Schedules: len(frontier)}
 		first := -1
 		for i, r := range results {
-			if r.err != nil {
-				return res, r.err
-			}
 			lv.Events += r.events
 			if r.failed {
 				lv.Failing++
@@ -285,8 +284,10 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 
 // exhaustLevel runs every schedule of a level, on every core, each result
 // in its node's place.
-func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool) []nodeResult {
+func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool) ([]nodeResult, error) {
 	results := make([]nodeResult, len(frontier))
+	var mu sync.Mutex
+	firstErr, errAt := error(nil), len(frontier) // the error of the lowest index, so the same one whatever the workers
 	workers := o.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -306,15 +307,22 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 					n.from = -1 // the last level: its alternatives are not needed
 				}
 				out, alts, err := runNode(t, menu, n, o, false)
+				if err != nil {
+					mu.Lock()
+					if int(i) < errAt {
+						firstErr, errAt = err, int(i)
+					}
+					mu.Unlock()
+				}
 				alts = slices.Clone(alts) // kept for the level: no spare capacity
-				results[i] = nodeResult{err: err, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
+				results[i] = nodeResult{failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
 				finished.Add(1)
 			}
 		})
 	}
 	if o.OnProgress == nil {
 		wg.Wait()
-		return results
+		return results, firstErr
 	}
 	stop := make(chan struct{})
 	go func() { wg.Wait(); close(stop) }()
@@ -324,7 +332,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 		select {
 		case <-stop:
 			o.OnProgress(before+len(frontier), before+len(frontier))
-			return results
+			return results, firstErr
 		case <-tick.C:
 			o.OnProgress(before+int(finished.Load()), before+len(frontier))
 		}
