@@ -20,15 +20,17 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"default run, for 0, 1, ... faults in turn (explore.Exhaust): the default run takes the\n" +
 	"lowest latency, no loss and no fault at every choice point; a deviation loses, delays or\n" +
 	"duplicates one message, crashes or restarts without data the node a client is about to\n" +
-	"call (or, while a client holds the lock, any node), or pauses the holder just within or\n" +
-	"past its validity. Only the deviations the variant's envelope allows are offered, unless\n" +
+	"call (or, while a client holds the lock, any node), pauses the holder just within or past\n" +
+	"its validity, or steps a node's clock just under or past the TTL. Only the deviations the\n" +
+	"variant's envelope allows are offered (the faults: line lists them), unless\n" +
 	"-beyond breaks an assumption on purpose. Breadth-first by the number of faults, so the\n" +
 	"first counterexample has the fewest faults there are: it is printed with its timeline,\n" +
 	"written as a repro (the schedule is in it) and replayable with locksim replay FILE.\n" +
 	"With none, it prints a bounded result: no violation in all N schedules with at most k\n" +
 	"faults in this world. The world is small on purpose (-nodes 1..3, -hosts 2..3 clients,\n" +
-	"-acquisitions 1..2 grants each); every scenario flag applies. Schedules are counted, not\n" +
-	"distinct executions: no partial-order or symmetry reduction is applied yet.\n" +
+	"-acquisitions 1..2 grants each); every scenario flag applies. Each level counts its\n" +
+	"schedules and the distinct executions among them; no partial-order or symmetry reduction\n" +
+	"is applied.\n" +
 	"Exit 0: no violation (or the -max-schedules budget ran out first, which it says); 1: a\n" +
 	"counterexample; 2: bad usage."
 

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"runtime"
@@ -180,6 +181,9 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	}
 	if o.MaxFaults < 0 {
 		return ExhaustResult{}, fmt.Errorf("exhaust: max faults %d is negative", o.MaxFaults)
+	}
+	if t.Config.Acquisitions < 1 {
+		return ExhaustResult{}, errors.New("exhaust: the world needs clients that stop (Config.Acquisitions, -acquisitions, at least 1): clients that go on until the run ends make every run long and every level huge")
 	}
 	menu := MenuFor(t)
 	if o.Menu != nil {
