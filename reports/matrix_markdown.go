@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -28,7 +29,7 @@ Legend:
 // the variants' envelopes and their metrics. The output is deterministic.
 func Markdown(w io.Writer, m Matrix) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# locksim: %s × %s, %d seeds per cell\n\n", plural(len(m.Rows), "variant"), plural(len(m.Classes), "fault class"), m.Seeds)
+	fmt.Fprintf(&b, "# locksim: %s × %s, %d seeds per cell\n\n", Plural(len(m.Rows), "variant"), Plural(len(m.Classes), "fault class"), m.Seeds)
 	b.WriteString(markdownLegend + "\n")
 	replays := markdownMatrix(&b, m)
 	inside := len(replays)
@@ -245,14 +246,29 @@ func cellEscape(s string) string {
 }
 
 // plural is "1 fault class", "12 fault classes".
-func plural(n int, what string) string {
+// Plural is n and what, in the plural unless n is 1, with thousands
+// separated: "1 fault", "45,055 schedules", "3 fault classes".
+func Plural(n int, what string) string {
 	switch {
 	case n == 1:
 		return "1 " + what
 	case strings.HasSuffix(what, "s"):
-		return fmt.Sprintf("%d %ses", n, what)
+		return withCommas(n) + " " + what + "es"
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return withCommas(n) + " " + what + "s"
+}
+
+// withCommas is 183204 as "183,204".
+func withCommas(n int) string {
+	s := strconv.Itoa(n)
+	start := 0
+	if n < 0 {
+		start = 1
+	}
+	for i := len(s) - 3; i > start; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func orDash(s string) string {
@@ -280,7 +296,7 @@ func markdownBounded(b *strings.Builder, m Matrix) {
 		"envelope (locksim explore): a deviation loses, delays or duplicates a message, crashes or restarts without data a node, "+
 		"or pauses a holder within or past its validity. Breadth-first by the number of faults, so a counterexample has the "+
 		"fewest there are. Schedules are counted, not distinct executions (no reduction yet); each column is failing/schedules "+
-		"with exactly that many faults, every level run (explore -keep-going).\n\n| variant | result |", world, plural(maxK, "fault"))
+		"with exactly that many faults, every level run (explore -keep-going).\n\n| variant | result |", world, Plural(maxK, "fault"))
 	for k := 0; k <= maxK; k++ {
 		fmt.Fprintf(b, " k=%d |", k)
 	}
@@ -290,10 +306,10 @@ func markdownBounded(b *strings.Builder, m Matrix) {
 		if x == nil {
 			continue
 		}
-		result := fmt.Sprintf("✓ no violation with ≤ %s", plural(x.MaxFaults, "fault"))
+		result := fmt.Sprintf("✓ no violation with ≤ %s", Plural(x.MaxFaults, "fault"))
 		switch {
 		case x.Counterexample != "":
-			result = fmt.Sprintf("✗ counterexample with %s: %s (`%s`)", plural(x.Faults, "fault"), x.Counterexample, x.Command)
+			result = fmt.Sprintf("✗ counterexample with %s: %s (`%s`)", Plural(x.Faults, "fault"), x.Counterexample, x.Command)
 		case !x.Complete:
 			result = "budget ran out"
 		}

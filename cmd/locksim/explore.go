@@ -10,6 +10,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
@@ -125,7 +126,7 @@ func exploreTarget(f *cmdFlags, cfg sim.Config, name, beyond string, k, budget i
 // describeExplore is explore's header: what, in which world, with what.
 func describeExplore(w io.Writer, t explore.Target, m explore.Menu, k int) {
 	c := t.Config
-	fmt.Fprintf(w, "variant: %s   explore: every schedule with at most %s, breadth-first\n", t.Variant.Name, plural(k, "fault"))
+	fmt.Fprintf(w, "variant: %s   explore: every schedule with at most %s, breadth-first\n", t.Variant.Name, reports.Plural(k, "fault"))
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(c, nil))
 	fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
 	where := "inside the envelope"
@@ -136,7 +137,7 @@ func describeExplore(w io.Writer, t explore.Target, m explore.Menu, k int) {
 }
 
 func printLevel(w io.Writer, l explore.Level, took time.Duration) {
-	fmt.Fprintf(w, "k=%d: %s, %d distinct, %d failing (%s)\n", l.Faults, plural(l.Schedules, "schedule"), l.Distinct, l.Failing, took.Round(time.Millisecond))
+	fmt.Fprintf(w, "k=%d: %s, %d distinct, %d failing (%s)\n", l.Faults, reports.Plural(l.Schedules, "schedule"), l.Distinct, l.Failing, took.Round(time.Millisecond))
 }
 
 // exploreProgress shows how far a level has got, on stderr: a line
@@ -183,14 +184,6 @@ func (p *exploreProgress) since() time.Duration {
 	d := now.Sub(p.level)
 	p.level = now
 	return d
-}
-
-// plural is "1 fault", "2 faults".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // rawList is the assumptions as -beyond takes them.

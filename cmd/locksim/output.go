@@ -23,7 +23,7 @@ const (
 // schedule's deviations.
 func printPlan(w io.Writer, o explore.Outcome) {
 	if o.Schedule != nil {
-		fmt.Fprintf(w, "schedule: %s: %s\n", plural(o.Schedule.Faults(), "fault"), o.Schedule)
+		fmt.Fprintf(w, "schedule: %s: %s\n", reports.Plural(o.Schedule.Faults(), "fault"), o.Schedule)
 	}
 	fs := o.Plan.Faults()
 	if len(fs) == 0 && o.Schedule != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 )
 
 // ExhaustOptions bound a systematic exploration.
@@ -93,41 +94,24 @@ func (r ExhaustResult) String() string {
 	world := r.World()
 	budget := ""
 	if !r.Complete {
-		budget = fmt.Sprintf("; the budget ran out before %s with %s", count(r.Refused, "schedule"), count(len(r.Levels), "fault"))
+		budget = fmt.Sprintf("; the budget ran out before %s with %s", reports.Plural(r.Refused, "schedule"), reports.Plural(len(r.Levels), "fault"))
 	}
 	if x := r.Counterexample; x != nil {
-		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s%s", count(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story, budget)
+		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s%s", reports.Plural(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story, budget)
 	}
 	if !r.Complete {
 		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for (%s)%s",
-			count(r.Schedules(), "schedule"), count(len(r.Levels)-1, "fault"), r.MaxFaults, world, budget)
+			reports.Plural(r.Schedules(), "schedule"), reports.Plural(len(r.Levels)-1, "fault"), r.MaxFaults, world, budget)
 	}
-	return fmt.Sprintf("no violation in all %s with ≤ %s (%s)", count(r.Schedules(), "schedule"), count(r.MaxFaults, "fault"), world)
-}
-
-// count is "1 fault", "3 faults".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return withCommas(n) + " " + noun + "s"
+	return fmt.Sprintf("no violation in all %s with ≤ %s (%s)", reports.Plural(r.Schedules(), "schedule"), reports.Plural(r.MaxFaults, "fault"), world)
 }
 
 // World is the explored world in words: "3 nodes, replication 3, 2
 // clients, 1 grant each".
 func (r ExhaustResult) World() string {
 	c := r.Target.Config
-	return fmt.Sprintf("%s, replication %d, %s, %s each", count(c.Nodes, "node"), c.Replication,
-		count(c.Hosts*c.ThreadsPerHost, "client"), count(c.Acquisitions, "grant"))
-}
-
-// withCommas is 183204 as "183,204".
-func withCommas(n int) string {
-	s := itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return fmt.Sprintf("%s, replication %d, %s, %s each", reports.Plural(c.Nodes, "node"), c.Replication,
+		reports.Plural(c.Hosts*c.ThreadsPerHost, "client"), reports.Plural(c.Acquisitions, "grant"))
 }
 
 // frontierNode is one schedule to run: its deviations, and from which
