@@ -200,12 +200,10 @@ type Injector interface {
 	Inject(s Step) []faults.Event
 }
 
-// offer offers the run's Injector, if any, protocol step s of client p.
+// offer offers the run's Injector protocol step s of client p. The
+// callers check that there is one: a sweep's runs build no Step.
 func (p *process) offer(s Step) {
 	w := p.w
-	if w.inject == nil {
-		return
-	}
 	s.Client, s.Holding, s.Acquiring, s.At = p.idx, p.holding && !p.beliefEnded, p.openOp == model.AcquireCall, w.now
 	if s.Holding && p.validUntil > w.now {
 		s.ValidityLeft = p.validUntil - w.now

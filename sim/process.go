@@ -255,7 +255,9 @@ func (p *process) rpc(ni int, r request) *reply {
 	if p.deletePause > 0 && p.openOp == model.AcquireCall && (r.op == opRemove || r.op == opCompareAndDelete) {
 		p.pauseAt(&p.deletePause, faults.BeforeDelete)
 	}
-	p.offer(Step{Node: ni})
+	if p.w.inject != nil { // nil but in a systematic exploration
+		p.offer(Step{Node: ni})
+	}
 	w := p.w
 	p.call++
 	p.res = nil

@@ -110,7 +110,9 @@ func (p *process) release(g algorithm.Grant) {
 // for PauseFor, or, when the plan sizes pauses by the validity, until only
 // UntilValidityLeft of the hold's validity is left.
 func (p *process) faultPoint(point faults.Point) {
-	p.offer(Step{Node: -1, Point: point})
+	if p.w.inject != nil {
+		p.offer(Step{Node: -1, Point: point})
+	}
 	pts := &p.w.plan.Points
 	if !p.w.chance(Choice{Kind: ChoicePointPause, Client: p.idx, Node: -1, Point: point}, uint32(pts.PausePPM)) {
 		return

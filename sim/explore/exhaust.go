@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -205,7 +206,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 			o.OnLevel(lv)
 		}
 		if first >= 0 && res.Counterexample == nil {
-			out, _, err := runNode(t, menu, frontier[first], o, true)
+			out, _, err := runNode(t, menu, frontier[first], o, true, nil)
 			if err != nil {
 				return res, err
 			}
@@ -225,13 +226,26 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 }
 
 // executionKey is o's trace hash with every fault it injected, whole.
+// It is computed for every schedule, so without fmt.
 func executionKey(o Outcome) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%x", o.Hash)
+	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 64), o.Hash)
+	h.Write(b)
 	for _, e := range o.Injected {
-		fmt.Fprintf(h, ";%s %d %d %d %d %d %v", e.Kind, e.Node, e.Index, e.Delta, e.For, e.Client, e.Wipe)
+		b = append(b[:0], e.Kind...)
+		for _, x := range [...]int64{int64(e.Node), int64(e.Index), int64(e.Delta), int64(e.For), int64(e.Client)} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(x))
+		}
+		h.Write(append(b, boolByte(e.Wipe)))
 	}
 	return h.Sum64()
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // distinct counts the distinct execution keys of a level's runs.
@@ -285,6 +299,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var scratch []uint8 // this worker's memory for a run's alternatives
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(len(frontier)) {
@@ -294,7 +309,8 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 				if !expands {
 					n.from = -1 // the last level: its alternatives are not needed
 				}
-				out, alts, err := runNode(t, menu, n, o, false)
+				out, alts, err := runNode(t, menu, n, o, false, scratch)
+				scratch = alts
 				if err != nil {
 					mu.Lock()
 					if int(i) < errAt {
@@ -329,9 +345,10 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 
 // runNode runs one schedule, and returns the alternatives at its branching
 // points from n.from on; keep keeps its history (a counterexample's).
-func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool) (Outcome, []uint8, error) {
-	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.deviations()}, t.Config.Under(*t.Plan), n.from)
+// The alternatives are recorded into scratch's memory (nil: new memory).
+func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool, scratch []uint8) (Outcome, []uint8, error) {
+	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.deviations()}, t.Config.Under(*t.Plan), n.from, scratch)
 	opt := Options{Check: o.Check, Strict: o.Strict, Keep: keep}
-	out, err := runVariant(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch, nil)
+	out, err := runSchedule(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch)
 	return out, ch.alts, err
 }

@@ -243,15 +243,29 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
 	cfg := t.At(seed).Config
-	var ch *scheduleChooser
-	var choices func(sim.Chooser) sim.Chooser
-	switch under := cfg.Under(plan); {
+	under := cfg.Under(plan)
+	switch {
 	case opt.Schedule != nil:
-		ch = newScheduleChooser(*opt.Schedule, under, -1)
+		return runSchedule(t.Variant, cfg, seed, plan, opt, newScheduleChooser(*opt.Schedule, under, -1, nil))
 	case t.PCT != nil:
-		choices = t.PCT.choices(seed, under.Hosts*under.ThreadsPerHost)
+		return runVariant(t.Variant, cfg, seed, plan, opt, t.PCT.choices(seed, under.Hosts*under.ThreadsPerHost))
 	}
-	return runVariant(t.Variant, cfg, seed, plan, opt, ch, choices)
+	return runVariant(t.Variant, cfg, seed, plan, opt, nil)
+}
+
+// runSchedule runs and checks one scenario whose choice points ch decides,
+// and records the schedule as the run took it.
+func runSchedule(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, ch *scheduleChooser) (Outcome, error) {
+	out, err := runVariant(v, cfg, seed, plan, opt, func(sim.Chooser) sim.Chooser { return ch })
+	if err == nil {
+		err = ch.check()
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	s := ch.schedule()
+	out.Schedule = &s
+	return out, nil
 }
 
 // RunSeed runs and checks the seed's own world and plan.
@@ -260,9 +274,9 @@ func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
 	return RunPlan(t, seed, t.PlanFor(seed), opt)
 }
 
-// runVariant runs and checks one scenario; ch, when set, decides its
-// choice points by a schedule, else choices, when set (PCT).
-func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, ch *scheduleChooser, choices func(sim.Chooser) sim.Chooser) (out Outcome, err error) {
+// runVariant runs and checks one scenario; choices, when set, makes the
+// Chooser of its choice points (Scenario.Choices).
+func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, choices func(sim.Chooser) sim.Chooser) (out Outcome, err error) {
 	// A buggy algorithm never panics out of sim.Run (the simulator turns it
 	// into a finding); a bug in locksim itself must still become an error
 	// naming the seed, not a stack trace in the middle of a sweep or replay.
@@ -271,13 +285,7 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 			err = fmt.Errorf("seed %d: internal error in locksim: %v", seed, r)
 		}
 	}()
-	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace}
-	switch {
-	case ch != nil:
-		sc.Choices = func(sim.Chooser) sim.Chooser { return ch }
-	case choices != nil:
-		sc.Choices = choices
-	}
+	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace, Choices: choices}
 	if !opt.Keep {
 		// The history is checked and dropped: its memory can serve the next run.
 		b := buffersPool.Get().(*sim.Buffers)
@@ -288,14 +296,8 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace, strict: opt.Strict, check: opt.Check}
-	if ch != nil {
-		if err := ch.check(); err != nil {
-			return Outcome{}, err
-		}
-		s := ch.schedule()
-		out.Schedule, out.Injected = &s, res.Injected
-	}
+	out = Outcome{Seed: seed, Config: cfg, Plan: plan, Hash: res.TraceHash, Events: res.Events, Trace: res.Trace,
+		Injected: res.Injected, strict: opt.Strict, check: opt.Check}
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)

@@ -181,13 +181,11 @@ type scheduleChooser struct {
 	err     error
 }
 
-func newScheduleChooser(s Schedule, cfg sim.Config, from int) *scheduleChooser {
-	c := &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg,
+// newScheduleChooser decides a run by s; it records the alternatives at
+// the branching points from from on (-1: none) into scratch's memory.
+func newScheduleChooser(s Schedule, cfg sim.Config, from int, scratch []uint8) *scheduleChooser {
+	return &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg, alts: scratch[:0],
 		nodes: cfg.Nodes, threads: cfg.ThreadsPerHost}
-	if from >= 0 {
-		c.alts = make([]uint8, 0, 256) // a small world's run has a few hundred branching points
-	}
-	return c
 }
 
 // branch is a branching point with n alternatives: the one the schedule
@@ -235,7 +233,7 @@ func (s *scheduleChooser) message(c sim.Choice) string {
 func (s *scheduleChooser) Between(c sim.Choice, lo, hi int64) int64 {
 	if c.Kind == sim.ChoiceLatency && s.menu.Delay && hi > lo && c.Node >= 0 {
 		if s.branch(1, func(int) string {
-			return fmt.Sprintf("%s is delayed (%s) at %s", s.message(c), time.Duration(hi), seconds(c.At))
+			return fmt.Sprintf("%s is delayed (%s) at %s", s.message(c), time.Duration(hi), model.Seconds(c.At))
 		}) == 1 {
 			return hi
 		}
@@ -246,9 +244,9 @@ func (s *scheduleChooser) Between(c sim.Choice, lo, hi int64) int64 {
 func (s *scheduleChooser) Chance(c sim.Choice, ppm uint32) bool {
 	switch {
 	case c.Kind == sim.ChoiceLoss && s.menu.Loss && c.Node >= 0:
-		return s.branch(1, func(int) string { return fmt.Sprintf("%s is lost at %s", s.message(c), seconds(c.At)) }) == 1
+		return s.branch(1, func(int) string { return fmt.Sprintf("%s is lost at %s", s.message(c), model.Seconds(c.At)) }) == 1
 	case c.Kind == sim.ChoiceDuplicate && s.menu.Duplicate && c.Node >= 0:
-		return s.branch(1, func(int) string { return fmt.Sprintf("%s is duplicated at %s", s.message(c), seconds(c.At)) }) == 1
+		return s.branch(1, func(int) string { return fmt.Sprintf("%s is duplicated at %s", s.message(c), model.Seconds(c.At)) }) == 1
 	case c.Kind == sim.ChoiceStrike:
 		return true // a plan's pause waiting inside Acquire strikes at the first call
 	}
@@ -300,7 +298,7 @@ func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
 
 // describe is injected fault e at step st, in words.
 func (s *scheduleChooser) describe(st sim.Step, e faults.Event) string {
-	who, at := s.client(st.Client), seconds(st.At)
+	who, at := s.client(st.Client), model.Seconds(st.At)
 	switch {
 	case e.Kind == faults.Pause && time.Duration(st.ValidityLeft) > e.For:
 		return fmt.Sprintf("%s pauses %s at %s (%s), until %s of its validity is left", who, e.For, st.Point, at, s.menu.Edge)
@@ -334,8 +332,6 @@ func (s *scheduleChooser) check() error {
 	}
 	return nil
 }
-
-func seconds(ns int64) string { return model.Seconds(ns) }
 
 // breaks reports whether bd breaks b on purpose.
 func breaks(bd faults.Bounds, b faults.Breakable) bool { return slices.Contains(bd.Break, b) }
