@@ -182,6 +182,10 @@ type Step struct {
 	ValidityLeft int64
 	// Acquiring says the step is inside the client's Acquire.
 	Acquiring bool
+	// Members is the key's topology now, as the DHT has it (not as the
+	// client may know it): the ring's members, or with PlacementFirst the
+	// key's nodes. Read only.
+	Members []int
 	// At is the step's true time.
 	At int64
 }
@@ -194,9 +198,9 @@ type Injector interface {
 	Chooser
 	// Inject returns the faults to start at step s, now. Their At is
 	// ignored. A Pause of s.Client pauses it here and now, as a fault
-	// point's pause does (History.Pauses); a ClockJump may jump a node's
-	// clock only; the other kinds start as the plan's events do, and the
-	// run reports them (Result.Injected).
+	// point's pause does (History.Pauses); a ClockJump of a host's clock
+	// moves its holders' validity deadlines with it; the other kinds start
+	// as the plan's events do, and the run reports them (Result.Injected).
 	Inject(s Step) []faults.Event
 }
 
@@ -205,6 +209,7 @@ type Injector interface {
 func (p *process) offer(s Step) {
 	w := p.w
 	s.Client, s.Holding, s.Acquiring, s.At = p.idx, p.holding && !p.beliefEnded, p.openOp == model.AcquireCall, w.now
+	s.Members = w.views[w.gen]
 	if s.Holding && p.validUntil > w.now {
 		s.ValidityLeft = p.validUntil - w.now
 	}
@@ -213,10 +218,11 @@ func (p *process) offer(s Step) {
 		if e.Kind == faults.Crash && (e.Node < 0 || e.Node >= len(w.nodes)) {
 			panic(fmt.Sprintf("sim: the injector crashes node %d of %d", e.Node, len(w.nodes)))
 		}
-		if e.Kind == faults.ClockJump && (e.Target != faults.NodeProcess || e.Index < 0 || e.Index >= len(w.nodes)) {
-			// A host clock's jump would move validity deadlines already
-			// set on it; node clocks are read only when a node applies.
-			panic(fmt.Sprintf("sim: the injector jumps the clock of %s %d: only nodes' clocks (of %d) may jump mid-run", e.Target, e.Index, len(w.nodes)))
+		if e.Kind == faults.ClockJump && (e.Index < 0 || e.Target == faults.NodeProcess && e.Index >= len(w.nodes) || e.Target != faults.NodeProcess && e.Index >= len(w.hosts)) {
+			panic(fmt.Sprintf("sim: the injector jumps the clock of %s %d, of %d nodes and %d hosts", e.Target, e.Index, len(w.nodes), len(w.hosts)))
+		}
+		if e.Kind == faults.Topology && slices.ContainsFunc(e.Nodes, func(n int) bool { return n < 0 || n >= len(w.nodes) }) {
+			panic(fmt.Sprintf("sim: the injector moves the key to nodes %v, of %d", e.Nodes, len(w.nodes)))
 		}
 		if e.Kind == faults.Pause && e.Client == p.idx {
 			point := s.Point
@@ -233,8 +239,11 @@ func (p *process) offer(s Step) {
 		}
 		w.injected = append(w.injected, e)
 		w.plan.Events = append(slices.Clip(w.plan.Events), e)
-		if e.Kind == faults.ClockJump {
+		switch {
+		case e.Kind == faults.ClockJump && e.Target == faults.NodeProcess:
 			w.nodes[e.Index].clock.addJump(w.now, int64(e.Delta))
+		case e.Kind == faults.ClockJump:
+			w.stepHost(e.Index, int64(e.Delta))
 		}
 		end := w.end // a crash without For never heals
 		if e.For > 0 || e.Kind != faults.Crash {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 )
 
 // deferring is a Chooser that lets the seed decide every choice point and
@@ -118,5 +119,79 @@ func TestInjectorStartsFaultsAtSteps(t *testing.T) {
 	}
 	if again := run(); again.TraceHash != res.TraceHash {
 		t.Errorf("the same injections ran to hash %x, then %x", res.TraceHash, again.TraceHash)
+	}
+}
+
+// stepping steps the first holder's host clock by delta at its first
+// fault point; it defers every choice point.
+type stepping struct {
+	seed    Chooser
+	delta   time.Duration
+	stepped bool
+	hosts   int
+	client  int
+}
+
+func (s *stepping) Between(c Choice, lo, hi int64) int64 { return s.seed.Between(c, lo, hi) }
+func (s *stepping) Chance(c Choice, ppm uint32) bool     { return s.seed.Chance(c, ppm) }
+func (s *stepping) Inject(st Step) []faults.Event {
+	if st.Node >= 0 || !st.Holding || s.stepped {
+		return nil
+	}
+	s.stepped, s.client = true, st.Client
+	return []faults.Event{{Kind: faults.ClockJump, Target: faults.HostProcess, Index: st.Client / s.hosts, Delta: s.delta}}
+}
+
+// A host clock stepped mid-run moves its holder's validity with it, and
+// the history says so: a step forward ends the belief that much sooner, a
+// step back that much later, and the grant's true validity in the history
+// is what the same jump in the plan would have made it.
+func TestInjectedHostStepMovesValidity(t *testing.T) {
+	c := smallConfig()
+	c.Acquisitions = 1
+	run := func(delta time.Duration, plan faults.Plan) (Result, int) {
+		st := &stepping{delta: delta, hosts: c.ThreadsPerHost}
+		sc := Scenario{Config: c, Variant: ttlVariant, Seed: 3, Plan: plan}
+		if delta != 0 {
+			sc.Choices = func(seed Chooser) Chooser { st.seed = seed; return st }
+		}
+		res, err := Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, st.client
+	}
+	grantOf := func(h model.History, client int) (valid, ended int64) {
+		for _, e := range h.Events {
+			switch {
+			case e.Client != client:
+			case e.Kind == model.AcquireReturn && e.Granted && valid == 0:
+				valid = e.ValidUntilTrue
+			case e.Kind == model.BeliefEnd && ended == 0:
+				ended = e.Time
+			}
+		}
+		return valid, ended
+	}
+	for _, delta := range []time.Duration{ttlLockTTL / 2, -ttlLockTTL / 2} {
+		res, client := run(delta, faults.Plan{})
+		if len(res.Injected) != 1 || res.Injected[0].Target != faults.HostProcess {
+			t.Fatalf("injected %+v, want one host step", res.Injected)
+		}
+		valid, ended := grantOf(res.History, client)
+		// The same jump, planned at the instant it was injected.
+		planned, _ := run(0, faults.Plan{Events: []faults.Event{res.Injected[0]}})
+		want, _ := grantOf(planned.History, client)
+		if valid != want || valid == 0 {
+			t.Errorf("step %s: the grant's validity ends at %d, and at %d with the jump planned", delta, valid, want)
+		}
+		unstepped, _ := run(0, faults.Plan{})
+		before, _ := grantOf(unstepped.History, client)
+		if got := before - valid; got != int64(delta) {
+			t.Errorf("step %s moved the validity by %s", delta, time.Duration(got))
+		}
+		if delta > 0 && ended != valid {
+			t.Errorf("step %s: the belief ended at %d, not when the validity did (%d)", delta, ended, valid)
+		}
 	}
 }

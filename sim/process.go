@@ -63,6 +63,8 @@ type process struct {
 	holdID      uint64
 	beliefEnded bool
 	validUntil  int64      // true time the hold's validity ends; 0: it has none
+	validLocal  reading    // the same on the host's clock (the grant's ValidUntil)
+	grantEvent  int        // the index of the hold's AcquireReturn in the history
 	openOp      model.Kind // the operation whose return is pending (0: none)
 
 	servers  []algorithm.Server // one stub per node, made once

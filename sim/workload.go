@@ -33,7 +33,7 @@ func (p *process) acquire() algorithm.Grant {
 	if g.Granted {
 		p.holding, p.beliefEnded = true, false
 		p.holdID++
-		p.validUntil = 0
+		p.validUntil, p.validLocal, p.grantEvent = 0, reading(g.ValidUntil), len(p.w.hist.Events)
 		if g.ValidUntil != 0 {
 			ev.ValidUntilTrue = p.scheduleValidity(reading(g.ValidUntil))
 			p.validUntil = ev.ValidUntilTrue
@@ -62,9 +62,37 @@ func (p *process) scheduleValidity(validUntil reading) int64 {
 	return at
 }
 
+// validityPassed is the validity deadline of hold holdID: the belief ends,
+// unless the host's clock stepped back since the deadline was set (a
+// jump injected mid-run, stepHost), which set a later one.
 func (p *process) validityPassed(holdID uint64) {
-	if p.holding && holdID == p.holdID && !p.beliefEnded {
+	if p.holding && holdID == p.holdID && !p.beliefEnded && p.w.hosts[p.host].clock.local(p.w.now) >= p.validLocal {
 		p.endBelief("expired")
+	}
+}
+
+// stepHost steps host h's clock by delta now: a jump the plan did not
+// hold (an Injector's). The validity deadlines of its holders move with
+// it, and so does the true time their grants' validity ends, in the
+// history: the run is as if the plan had held the jump all along.
+func (w *world) stepHost(h int, delta int64) {
+	c := &w.hosts[h].clock
+	c.addJump(w.now, delta)
+	for _, p := range w.clients {
+		if p.host != h || !p.holding || p.beliefEnded || p.validUntil == 0 {
+			continue
+		}
+		at := c.trueAt(p.validLocal, w.now)
+		if at < 0 {
+			continue // never, within 73 years: keep the deadline it had
+		}
+		p.validUntil = at
+		w.hist.Events[p.grantEvent].ValidUntilTrue = at
+		if at <= w.now {
+			p.endBelief("expired")
+			continue
+		}
+		w.q.push(at, evValidity, int32(p.idx), p.holdID)
 	}
 }
 
