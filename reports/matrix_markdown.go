@@ -245,7 +245,6 @@ func cellEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// plural is "1 fault class", "12 fault classes".
 // Plural is n and what, in the plural unless n is 1, with thousands
 // separated: "1 fault", "45,055 schedules", "3 fault classes".
 func Plural(n int, what string) string {
@@ -253,13 +252,13 @@ func Plural(n int, what string) string {
 	case n == 1:
 		return "1 " + what
 	case strings.HasSuffix(what, "s"):
-		return withCommas(n) + " " + what + "es"
+		return Thousands(n) + " " + what + "es"
 	}
-	return withCommas(n) + " " + what + "s"
+	return Thousands(n) + " " + what + "s"
 }
 
-// withCommas is 183204 as "183,204".
-func withCommas(n int) string {
+// Thousands is 183204 as "183,204".
+func Thousands(n int) string {
 	s := strconv.Itoa(n)
 	start := 0
 	if n < 0 {

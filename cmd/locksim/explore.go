@@ -137,7 +137,7 @@ func describeExplore(w io.Writer, t explore.Target, m explore.Menu, k int) {
 }
 
 func printLevel(w io.Writer, l explore.Level, took time.Duration) {
-	fmt.Fprintf(w, "k=%d: %s, %d distinct, %d failing (%s)\n", l.Faults, reports.Plural(l.Schedules, "schedule"), l.Distinct, l.Failing, took.Round(time.Millisecond))
+	fmt.Fprintf(w, "k=%d: %s, %s distinct, %s failing (%s)\n", l.Faults, reports.Plural(l.Schedules, "schedule"), reports.Thousands(l.Distinct), reports.Thousands(l.Failing), took.Round(time.Millisecond))
 }
 
 // exploreProgress shows how far a level has got, on stderr: a line

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,31 +35,43 @@ func TestExhaustFindsTheOriginalsBugsWithTheFewestFaults(t *testing.T) {
 	lockName.AppData, keyData.AppData = sim.AppDataLockName, sim.AppDataKey
 	safetyOnly := model.DefaultCheckOptions()
 	safetyOnly.SkipLiveness = true
+	// Four nodes, the key on two of them: a move can take it off both.
+	spread := SmallWorld(4, 2, 1)
+	spread.Replication = 2
+	ttl := base.TTL
 	for _, tc := range []struct {
 		entry, variant string
 		cfg            sim.Config
 		menu           *Menu // nil: inside the envelope
 		plan           *faults.Plan
+		beyond         []algorithm.Assumption
+		classes        []faults.Class
+		strict         bool // count violations outside the envelope (beyond)
 		check          model.CheckOptions
 		faults         int
 	}{
 		{entry: "host-identity", variant: "original", cfg: shared, faults: 0},
 		{entry: "data-under-lock-name", variant: "original", cfg: lockName, faults: 0},
 		{entry: "literal-clear", variant: "original-literal", cfg: keyData, faults: 0},
-		{entry: "no-validity", variant: "original", cfg: base, faults: 1},
+		{entry: "no-validity", variant: "original", cfg: base, menu: &Menu{PausePast: true, PastBy: ttl / 2}, faults: 1},
 		{entry: "quorum-replication-1", variant: "original", cfg: SmallWorld(1, 2, 1), faults: 1},
 		{entry: "partial-locks", variant: "original", cfg: base, menu: &Menu{Loss: true}, faults: 1},
 		{entry: "over-strict-quorum", variant: "original", cfg: SmallWorld(4, 2, 1), menu: &Menu{Crash: true, CrashFor: 20 * time.Second}, faults: 1},
-		{entry: "local-time", variant: "original", cfg: base, faults: 1,
+		{entry: "local-time", variant: "original", cfg: base, menu: &Menu{Loss: true}, faults: 1,
 			plan: &faults.Plan{Zones: []faults.Zone{{Host: 1, Offset: -4 * time.Hour}}}},
 		{entry: "amnesia", variant: "original", cfg: base, menu: &Menu{Wipe: true, WipeFor: time.Millisecond}, check: safetyOnly, faults: 3},
+		{entry: "empty-topology", variant: "original", cfg: base, menu: &Menu{Moves: true, EmptyFor: ttl / 2}, check: safetyOnly, faults: 1},
+		{entry: "topology", variant: "original", cfg: spread, menu: &Menu{MovesWhileHeld: true}, check: safetyOnly, faults: 1},
+		{entry: "stale-topology", variant: "original", cfg: spread, menu: &Menu{Moves: true}, check: safetyOnly, faults: 2},
+		{entry: "clock-skew", variant: "original", cfg: base, menu: &Menu{ClockSteps: []time.Duration{ttl + ttl/10}},
+			beyond: []algorithm.Assumption{algorithm.ClockError}, classes: []faults.Class{faults.ClassSkew}, strict: true, faults: 1},
 	} {
 		t.Run(tc.entry, func(t *testing.T) {
 			if tc.faults == 3 && testing.Short() {
 				t.Skip("three faults: a few thousand schedules")
 			}
-			res, err := Exhaust(Target{Variant: variant(tc.variant), Config: tc.cfg, Plan: tc.plan},
-				ExhaustOptions{MaxFaults: tc.faults, Menu: tc.menu, Check: tc.check})
+			res, err := Exhaust(Target{Variant: variant(tc.variant), Config: tc.cfg, Plan: tc.plan, Beyond: tc.beyond, Classes: tc.classes},
+				ExhaustOptions{MaxFaults: tc.faults, Menu: tc.menu, Check: tc.check, Strict: tc.strict})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +198,7 @@ func TestExhaustCounterexampleReplays(t *testing.T) {
 	if _, err := Replay(r, Options{Check: r.CheckOptions()}); err == nil || !strings.Contains(err.Error(), "branching points") {
 		t.Fatalf("a deviation past the run's last point: %v", err)
 	}
-	bad := strings.Replace(string(data), `"alt": 1`, `"alt": 0`, 1)
+	bad := regexp.MustCompile(`"alt": [0-9]+`).ReplaceAllString(string(data), `"alt": 0`)
 	if _, err := DecodeRepro([]byte(bad), func(string) (algorithm.Variant, error) { return tg.Variant, nil }); err == nil {
 		t.Fatal("a deviation with alternative 0 was read")
 	}

@@ -46,7 +46,7 @@ func (s *Schedule) validate() error {
 			return fmt.Errorf("schedule: deviation %d is at point %d, not after the one before it (%d)", i, d.Pos, s.Deviations[i-1].Pos)
 		}
 	}
-	if s.Menu.CrashFor < 0 || s.Menu.WipeFor < 0 || s.Menu.Edge < 0 || s.Menu.PastBy < 0 {
+	if s.Menu.CrashFor < 0 || s.Menu.WipeFor < 0 || s.Menu.Edge < 0 || s.Menu.PastBy < 0 || s.Menu.EmptyFor < 0 {
 		return fmt.Errorf("schedule: the menu's durations must not be negative")
 	}
 	return nil
@@ -95,9 +95,24 @@ type Menu struct {
 	Edge        time.Duration `json:"edge,omitempty"`
 	PastBy      time.Duration `json:"past_by,omitempty"`
 	// ClockSteps, at a holder's fault points, steps a node's clock forward
-	// by each of them: just under and just past the lock's TTL, so the
-	// items it holds expire early, or nearly.
+	// by each of them, and a host's clock forward or back: just under and
+	// just past the lock's TTL, so the items a node holds expire early (or
+	// nearly), a host reads another's expiry as past, or writes one that
+	// is, or a holder's validity ends early or late on its own clock.
 	ClockSteps []time.Duration `json:"clock_steps,omitempty"`
+	// Moves, before a call, makes the node called leave the key's nodes
+	// (with PlacementFirst the lowest node outside them takes its place,
+	// if there is one; on a ring the ring places the key anew), or leaves
+	// the key with no node for EmptyFor: a DHT rebalancing, or
+	// bootstrapping. MovesWhileHeld, at a holder's fault points, makes
+	// any node of the key's leave them, or all of them at once (a
+	// rebalancing moves the key to other nodes), where nodes outside them
+	// are left to take it. Every client learns of a move at
+	// once; what a client has read of the key's nodes before it stays
+	// what it acts on.
+	Moves          bool          `json:"moves,omitempty"`
+	MovesWhileHeld bool          `json:"moves_while_held,omitempty"`
+	EmptyFor       time.Duration `json:"empty_for,omitempty"`
 }
 
 // String lists what the menu offers, in words.
@@ -116,8 +131,11 @@ func (m Menu) String() string {
 	add(m.PauseWithin, fmt.Sprintf("pause until %s of the validity is left", m.Edge))
 	add(m.PausePast, fmt.Sprintf("pause %s past the validity or TTL", m.PastBy))
 	for _, d := range m.ClockSteps {
-		add(true, fmt.Sprintf("a node's clock steps %s", d))
+		add(true, fmt.Sprintf("a node's clock steps %s forward, a host's %s either way", d, d))
 	}
+	add(m.Moves, "the node called leaves the key's nodes")
+	add(m.Moves && m.EmptyFor > 0, fmt.Sprintf("no node holds the key for %s", m.EmptyFor))
+	add(m.MovesWhileHeld, "a node leaves the key's nodes during a hold")
 	if len(parts) == 0 {
 		return "nothing: the default schedule only"
 	}
@@ -135,7 +153,10 @@ func MenuFor(t Target) Menu {
 		CrashFor:  2 * t.Config.RPCTimeout,
 		WipeFor:   time.Millisecond,
 		PastBy:    t.Config.TTL / 2,
+		Moves:     !bd.NoTopology || breaks(bd, faults.BreakFixedTopology),
+		EmptyFor:  t.Config.TTL / 2,
 	}
+	m.MovesWhileHeld = m.Moves
 	m.PauseWithin = bd.ValidityEdge > 0
 	m.Edge = bd.ValidityEdge
 	m.PausePast = bd.ValidityEdge == 0 || breaks(bd, faults.BreakUseWithinValidity) || breaks(bd, faults.BreakTokenChecks)
@@ -266,6 +287,12 @@ func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
 		if s.menu.Wipe {
 			opts = append(opts, faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.WipeFor, Wipe: true})
 		}
+		if s.menu.Moves && slices.Contains(st.Members, st.Node) {
+			opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, st.Node)})
+		}
+		if s.menu.Moves && len(st.Members) > 0 && s.menu.EmptyFor > 0 {
+			opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: []int{}, For: s.menu.EmptyFor})
+		}
 	} else if st.Holding {
 		left := time.Duration(st.ValidityLeft)
 		if s.menu.PauseWithin && left > s.menu.Edge {
@@ -283,9 +310,21 @@ func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
 				opts = append(opts, faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true})
 			}
 		}
+		if s.menu.MovesWhileHeld {
+			for _, n := range st.KeyNodes {
+				opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, n)})
+			}
+			if away := s.away(st.Members, st.KeyNodes); away != nil {
+				opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: away})
+			}
+		}
 		for _, d := range s.menu.ClockSteps {
 			for n := range s.nodes {
 				opts = append(opts, faults.Event{Kind: faults.ClockJump, Target: faults.NodeProcess, Index: n, Delta: d})
+			}
+			for h := range s.cfg.Hosts {
+				opts = append(opts, faults.Event{Kind: faults.ClockJump, Target: faults.HostProcess, Index: h, Delta: d},
+					faults.Event{Kind: faults.ClockJump, Target: faults.HostProcess, Index: h, Delta: -d})
 			}
 		}
 	}
@@ -294,6 +333,68 @@ func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
 		return []faults.Event{opts[a-1]}
 	}
 	return nil
+}
+
+// leave is members without node n: the key's nodes once n leaves them.
+// With PlacementFirst the lowest node outside them takes its place, as a
+// DHT re-replicates; on a ring the ring places the key anew by itself.
+// It allocates: it is called only for alternatives, and a taken move keeps
+// its nodes.
+func (s *scheduleChooser) leave(members []int, n int) []int {
+	out := make([]int, 0, len(members))
+	for _, m := range members {
+		if m != n {
+			out = append(out, m)
+		}
+	}
+	if s.cfg.Placement == sim.PlacementRing {
+		return out
+	}
+	for r := range s.nodes {
+		if r != n && !slices.Contains(members, r) {
+			return append(out, r)
+		}
+	}
+	return out
+}
+
+// away is the membership that moves the key off all of keyNodes: on a
+// ring, the members without them; with PlacementFirst, as many nodes from
+// outside them, the lowest first. Nil when too few are left to hold it.
+func (s *scheduleChooser) away(members, keyNodes []int) []int {
+	var out []int
+	if s.cfg.Placement == sim.PlacementRing {
+		for _, m := range members {
+			if !slices.Contains(keyNodes, m) {
+				out = append(out, m)
+			}
+		}
+		if len(out) < min(len(keyNodes), s.cfg.Replication) {
+			return nil
+		}
+		return out
+	}
+	for r := 0; r < s.nodes && len(out) < len(keyNodes); r++ {
+		if !slices.Contains(keyNodes, r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) < len(keyNodes) || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// nodeList is "n0,n2", or "no node".
+func nodeList(nodes []int) string {
+	if len(nodes) == 0 {
+		return "no node"
+	}
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		parts[i] = fmt.Sprintf("n%d", n)
+	}
+	return strings.Join(parts, ",")
 }
 
 // describe is injected fault e at step st, in words.
@@ -306,8 +407,28 @@ func (s *scheduleChooser) describe(st sim.Step, e faults.Event) string {
 		return fmt.Sprintf("%s pauses %s at %s (%s), %s past its validity", who, e.For, st.Point, at, s.menu.PastBy)
 	case e.Kind == faults.Pause:
 		return fmt.Sprintf("%s pauses %s at %s (%s), %s past the lock's TTL", who, e.For, st.Point, at, s.menu.PastBy)
+	case e.Kind == faults.ClockJump && e.Target == faults.HostProcess:
+		dir := "forward"
+		if e.Delta < 0 {
+			dir = "back"
+		}
+		return fmt.Sprintf("host h%d's clock steps %s %s at %s, while %s holds the lock (%s)", e.Index, e.Delta.Abs(), dir, at, who, st.Point)
 	case e.Kind == faults.ClockJump:
 		return fmt.Sprintf("n%d's clock steps %s forward at %s, while %s holds the lock (%s)", e.Index, e.Delta, at, who, st.Point)
+	case e.Kind == faults.Topology && e.For > 0:
+		return fmt.Sprintf("no node holds the key for %s from %s, before %s calls n%d", e.For, at, who, st.Node)
+	case e.Kind == faults.Topology && st.Node < 0:
+		var left []int
+		for _, n := range st.KeyNodes {
+			if !slices.Contains(e.Nodes, n) {
+				left = append(left, n)
+			}
+		}
+		return fmt.Sprintf("%s leave the key's nodes (the DHT now has %s) at %s, while %s holds the lock (%s)", nodeList(left), nodeList(e.Nodes), at, who, st.Point)
+	case e.Kind == faults.Topology && s.cfg.Placement == sim.PlacementRing:
+		return fmt.Sprintf("n%d leaves the ring (now %s) at %s, before %s calls it", st.Node, nodeList(e.Nodes), at, who)
+	case e.Kind == faults.Topology:
+		return fmt.Sprintf("n%d leaves the key's nodes (now %s) at %s, before %s calls it", st.Node, nodeList(e.Nodes), at, who)
 	case e.Wipe && st.Node < 0:
 		return fmt.Sprintf("n%d restarts without its data (down %s) at %s, while %s holds the lock (%s)", e.Node, e.For, at, who, st.Point)
 	case e.Wipe:
