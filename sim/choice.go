@@ -186,6 +186,9 @@ type Step struct {
 	// client may know it): the ring's members, or with PlacementFirst the
 	// key's nodes. Read only.
 	Members []int
+	// KeyNodes, at a holder's fault points, is the key's nodes now, as the
+	// DHT places it on Members. Read only.
+	KeyNodes []int
 	// At is the step's true time.
 	At int64
 }
@@ -210,6 +213,9 @@ func (p *process) offer(s Step) {
 	w := p.w
 	s.Client, s.Holding, s.Acquiring, s.At = p.idx, p.holding && !p.beliefEnded, p.openOp == model.AcquireCall, w.now
 	s.Members = w.views[w.gen]
+	if s.Node < 0 && s.Holding {
+		s.KeyNodes = w.placement(s.Members, LockKey)
+	}
 	if s.Holding && p.validUntil > w.now {
 		s.ValidityLeft = p.validUntil - w.now
 	}
