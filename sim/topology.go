@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/model"
@@ -37,7 +37,7 @@ type ring struct {
 func newRing(nodes int) ring {
 	r := ring{pos: make([]uint64, nodes)}
 	for i := range r.pos {
-		r.pos[i] = ringHash(fmt.Sprintf("n%d", i))
+		r.pos[i] = ringHash("n" + strconv.Itoa(i))
 	}
 	return r
 }

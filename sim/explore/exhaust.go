@@ -347,7 +347,7 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 // points from n.from on; keep keeps its history (a counterexample's).
 // The alternatives are recorded into scratch's memory (nil: new memory).
 func runNode(t Target, menu Menu, n frontierNode, o ExhaustOptions, keep bool, scratch []uint8) (Outcome, []uint8, error) {
-	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.deviations()}, t.Config.Under(*t.Plan), n.from, scratch)
+	ch := newScheduleChooser(Schedule{Menu: menu, Deviations: n.deviations()}, t.Config.Under(*t.Plan), n.from, scratch, keep)
 	opt := Options{Check: o.Check, Strict: o.Strict, Keep: keep}
 	out, err := runSchedule(t.Variant, t.Config, exploreSeed, *t.Plan, opt, ch)
 	return out, ch.alts, err

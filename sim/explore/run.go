@@ -246,7 +246,7 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 	under := cfg.Under(plan)
 	switch {
 	case opt.Schedule != nil:
-		return runSchedule(t.Variant, cfg, seed, plan, opt, newScheduleChooser(*opt.Schedule, under, -1, nil))
+		return runSchedule(t.Variant, cfg, seed, plan, opt, newScheduleChooser(*opt.Schedule, under, -1, nil, true))
 	case t.PCT != nil:
 		return runVariant(t.Variant, cfg, seed, plan, opt, t.PCT.choices(seed, under.Hosts*under.ThreadsPerHost))
 	}

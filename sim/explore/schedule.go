@@ -188,30 +188,33 @@ func SmallWorld(nodes, clients, acquisitions int) sim.Config {
 
 // scheduleChooser decides a run's choice points by a schedule (sim.Injector).
 type scheduleChooser struct {
-	menu    Menu
-	dev     []Deviation // sorted by Pos
-	next    int         // the next deviation to take
-	pos     int         // branching points met so far
-	from    int         // record the alternatives at points from here on
-	alts    []uint8     // alternatives at points from, from+1, ...
-	taken   []Deviation // the deviations taken, with What
-	cfg     sim.Config
-	nodes   int
-	threads int
-	opts    []faults.Event // Inject's scratch
-	err     error
+	menu     Menu
+	dev      []Deviation // sorted by Pos
+	next     int         // the next deviation to take
+	pos      int         // branching points met so far
+	from     int         // record the alternatives at points from here on
+	alts     []uint8     // alternatives at points from, from+1, ...
+	taken    []Deviation // the deviations taken
+	describe bool        // describe each one taken, in words (What)
+	cfg      sim.Config
+	nodes    int
+	threads  int
+	err      error
 }
 
 // newScheduleChooser decides a run by s; it records the alternatives at
 // the branching points from from on (-1: none) into scratch's memory.
-func newScheduleChooser(s Schedule, cfg sim.Config, from int, scratch []uint8) *scheduleChooser {
+// Only a chooser made to describe says what each deviation taken was: an
+// exploration's runs skip the words, and rerun the one it reports.
+func newScheduleChooser(s Schedule, cfg sim.Config, from int, scratch []uint8, describe bool) *scheduleChooser {
 	return &scheduleChooser{menu: s.Menu, dev: s.Deviations, from: from, cfg: cfg, alts: scratch[:0],
-		nodes: cfg.Nodes, threads: cfg.ThreadsPerHost}
+		nodes: cfg.Nodes, threads: cfg.ThreadsPerHost, describe: describe}
 }
 
 // branch is a branching point with n alternatives: the one the schedule
-// takes there (0: the default).
-func (s *scheduleChooser) branch(n int, what func(alt int) string) int {
+// takes there (0: the default). A caller that is told one was taken says
+// what it was with tell, when the chooser describes.
+func (s *scheduleChooser) branch(n int) int {
 	if n == 0 {
 		return 0
 	}
@@ -231,10 +234,13 @@ func (s *scheduleChooser) branch(n int, what func(alt int) string) int {
 		}
 		return 0
 	}
-	d.What = what(d.Alt)
+	d.What = ""
 	s.taken = append(s.taken, d)
 	return d.Alt
 }
+
+// tell describes the deviation just taken.
+func (s *scheduleChooser) tell(what string) { s.taken[len(s.taken)-1].What = what }
 
 func (s *scheduleChooser) client(i int) string {
 	return fmt.Sprintf("h%d/t%d", i/max(1, s.threads), i%max(1, s.threads))
@@ -252,87 +258,126 @@ func (s *scheduleChooser) message(c sim.Choice) string {
 }
 
 func (s *scheduleChooser) Between(c sim.Choice, lo, hi int64) int64 {
-	if c.Kind == sim.ChoiceLatency && s.menu.Delay && hi > lo && c.Node >= 0 {
-		if s.branch(1, func(int) string {
-			return fmt.Sprintf("%s is delayed (%s) at %s", s.message(c), time.Duration(hi), model.Seconds(c.At))
-		}) == 1 {
-			return hi
+	if c.Kind == sim.ChoiceLatency && s.menu.Delay && hi > lo && c.Node >= 0 && s.branch(1) == 1 {
+		if s.describe {
+			s.tell(fmt.Sprintf("%s is delayed (%s) at %s", s.message(c), time.Duration(hi), model.Seconds(c.At)))
 		}
+		return hi
 	}
 	return lo
 }
 
 func (s *scheduleChooser) Chance(c sim.Choice, ppm uint32) bool {
+	what := ""
 	switch {
 	case c.Kind == sim.ChoiceLoss && s.menu.Loss && c.Node >= 0:
-		return s.branch(1, func(int) string { return fmt.Sprintf("%s is lost at %s", s.message(c), model.Seconds(c.At)) }) == 1
+		what = "lost"
 	case c.Kind == sim.ChoiceDuplicate && s.menu.Duplicate && c.Node >= 0:
-		return s.branch(1, func(int) string { return fmt.Sprintf("%s is duplicated at %s", s.message(c), model.Seconds(c.At)) }) == 1
+		what = "duplicated"
 	case c.Kind == sim.ChoiceStrike:
 		return true // a plan's pause waiting inside Acquire strikes at the first call
+	default:
+		return ppm >= 1_000_000
 	}
-	return ppm >= 1_000_000
+	if s.branch(1) == 0 {
+		return false
+	}
+	if s.describe {
+		s.tell(fmt.Sprintf("%s is %s at %s", s.message(c), what, model.Seconds(c.At)))
+	}
+	return true
 }
 
-// Inject offers the faults of the menu at step st: before a call, a crash
-// or a wipe of the node called; at a holder's fault point, a pause within
-// or past its validity, or a wipe of any node. Nothing is described or
+// Inject offers the faults of the menu at step st (options): before a
+// call, a crash or a wipe of the node called, or a move of the key; at a
+// holder's fault point, a pause within or past its validity, a wipe of
+// any node, a clock step, or a move. Nothing is built, described or
 // allocated unless the schedule takes one.
 func (s *scheduleChooser) Inject(st sim.Step) []faults.Event {
-	opts := s.opts[:0]
-	if st.Node >= 0 {
-		if s.menu.Crash {
-			opts = append(opts, faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.CrashFor})
-		}
-		if s.menu.Wipe {
-			opts = append(opts, faults.Event{Kind: faults.Crash, Node: st.Node, For: s.menu.WipeFor, Wipe: true})
-		}
-		if s.menu.Moves && slices.Contains(st.Members, st.Node) {
-			opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, st.Node)})
-		}
-		if s.menu.Moves && len(st.Members) > 0 && s.menu.EmptyFor > 0 {
-			opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: []int{}, For: s.menu.EmptyFor})
-		}
-	} else if st.Holding {
-		left := time.Duration(st.ValidityLeft)
-		if s.menu.PauseWithin && left > s.menu.Edge {
-			opts = append(opts, faults.Event{Kind: faults.Pause, Client: st.Client, For: left - s.menu.Edge})
-		}
-		if s.menu.PausePast {
-			base := left
-			if left == 0 {
-				base = s.cfg.TTL
-			}
-			opts = append(opts, faults.Event{Kind: faults.Pause, Client: st.Client, For: base + s.menu.PastBy})
-		}
-		if s.menu.Wipe {
-			for n := range s.nodes {
-				opts = append(opts, faults.Event{Kind: faults.Crash, Node: n, For: s.menu.WipeFor, Wipe: true})
-			}
-		}
-		if s.menu.MovesWhileHeld {
-			for _, n := range st.KeyNodes {
-				opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, n)})
-			}
-			if away := s.away(st.Members, st.KeyNodes); away != nil {
-				opts = append(opts, faults.Event{Kind: faults.Topology, Nodes: away})
-			}
-		}
-		for _, d := range s.menu.ClockSteps {
-			for n := range s.nodes {
-				opts = append(opts, faults.Event{Kind: faults.ClockJump, Target: faults.NodeProcess, Index: n, Delta: d})
-			}
-			for h := range s.cfg.Hosts {
-				opts = append(opts, faults.Event{Kind: faults.ClockJump, Target: faults.HostProcess, Index: h, Delta: d},
-					faults.Event{Kind: faults.ClockJump, Target: faults.HostProcess, Index: h, Delta: -d})
-			}
-		}
-	}
-	s.opts = opts
-	if a := s.branch(len(opts), func(a int) string { return s.describe(st, opts[a-1]) }); a > 0 {
-		return []faults.Event{opts[a-1]}
+	n, _ := s.options(&st, 0)
+	if a := s.branch(n); a > 0 {
+		return s.taking(&st, a)
 	}
 	return nil
+}
+
+// taking builds (and describes) alternative a at step st: apart from
+// Inject, so that the run's every step does not carry its frame.
+//
+//go:noinline
+func (s *scheduleChooser) taking(st *sim.Step, a int) []faults.Event {
+	_, e := s.options(st, a)
+	if s.describe {
+		s.tell(s.describeFault(*st, e))
+	}
+	return []faults.Event{e}
+}
+
+// options counts the faults the menu offers at step st, in their order,
+// and builds the pick-th (1-based; 0 builds none).
+func (s *scheduleChooser) options(st *sim.Step, pick int) (int, faults.Event) {
+	n := 0
+	take := func() bool { n++; return n == pick }
+	m := &s.menu
+	if st.Node >= 0 {
+		if m.Crash && take() {
+			return n, faults.Event{Kind: faults.Crash, Node: st.Node, For: m.CrashFor}
+		}
+		if m.Wipe && take() {
+			return n, faults.Event{Kind: faults.Crash, Node: st.Node, For: m.WipeFor, Wipe: true}
+		}
+		if m.Moves && slices.Contains(st.Members, st.Node) && take() {
+			return n, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, st.Node)}
+		}
+		if m.Moves && len(st.Members) > 0 && m.EmptyFor > 0 && take() {
+			return n, faults.Event{Kind: faults.Topology, Nodes: []int{}, For: m.EmptyFor}
+		}
+		return n, faults.Event{}
+	}
+	if !st.Holding {
+		return 0, faults.Event{}
+	}
+	left := time.Duration(st.ValidityLeft)
+	if m.PauseWithin && left > m.Edge && take() {
+		return n, faults.Event{Kind: faults.Pause, Client: st.Client, For: left - m.Edge}
+	}
+	if m.PausePast && take() {
+		base := left
+		if left == 0 {
+			base = s.cfg.TTL
+		}
+		return n, faults.Event{Kind: faults.Pause, Client: st.Client, For: base + m.PastBy}
+	}
+	for i := 0; m.Wipe && i < s.nodes; i++ {
+		if take() {
+			return n, faults.Event{Kind: faults.Crash, Node: i, For: m.WipeFor, Wipe: true}
+		}
+	}
+	if m.MovesWhileHeld {
+		for _, k := range st.KeyNodes {
+			if take() {
+				return n, faults.Event{Kind: faults.Topology, Nodes: s.leave(st.Members, k)}
+			}
+		}
+		if away := s.away(st.Members, st.KeyNodes); away != nil && take() {
+			return n, faults.Event{Kind: faults.Topology, Nodes: away}
+		}
+	}
+	for _, d := range m.ClockSteps {
+		for i := range s.nodes {
+			if take() {
+				return n, faults.Event{Kind: faults.ClockJump, Target: faults.NodeProcess, Index: i, Delta: d}
+			}
+		}
+		for h := range s.cfg.Hosts {
+			for _, sign := range [2]time.Duration{1, -1} {
+				if take() {
+					return n, faults.Event{Kind: faults.ClockJump, Target: faults.HostProcess, Index: h, Delta: sign * d}
+				}
+			}
+		}
+	}
+	return n, faults.Event{}
 }
 
 // leave is members without node n: the key's nodes once n leaves them.
@@ -397,8 +442,8 @@ func nodeList(nodes []int) string {
 	return strings.Join(parts, ",")
 }
 
-// describe is injected fault e at step st, in words.
-func (s *scheduleChooser) describe(st sim.Step, e faults.Event) string {
+// describeFault is injected fault e at step st, in words.
+func (s *scheduleChooser) describeFault(st sim.Step, e faults.Event) string {
 	who, at := s.client(st.Client), model.Seconds(st.At)
 	switch {
 	case e.Kind == faults.Pause && time.Duration(st.ValidityLeft) > e.For:
