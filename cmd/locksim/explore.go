@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/locksim/locksim/faults"
@@ -22,7 +25,9 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"lowest latency, no loss and no fault at every choice point; a deviation loses, delays or\n" +
 	"duplicates one message, crashes or restarts without data the node a client is about to\n" +
 	"call (or, while a client holds the lock, any node), pauses the holder just within or past\n" +
-	"its validity, or steps a node's clock just under or past the TTL. Only the deviations the\n" +
+	"its validity, steps a node's clock forward or a host's either way just under or past the\n" +
+	"TTL, or moves the key (the node called leaves the key's nodes, the key is on no node for\n" +
+	"half a TTL, or it moves off its nodes during a hold). Only the deviations the\n" +
 	"variant's envelope allows are offered (the faults: line lists them), unless\n" +
 	"-beyond breaks an assumption on purpose. Breadth-first by the number of faults, so the\n" +
 	"first counterexample has the fewest faults there are: it is printed with its timeline,\n" +
@@ -32,8 +37,10 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"-acquisitions 1..2 grants each); every scenario flag applies. Each level counts its\n" +
 	"schedules and the distinct executions among them; no partial-order or symmetry reduction\n" +
 	"is applied.\n" +
+	"An interrupt (Ctrl-C) ends the level being run, and says how far it got; a counterexample\n" +
+	"is written as soon as a worker finds one.\n" +
 	"Exit 0: no violation (or the -max-schedules budget ran out first, which it says); 1: a\n" +
-	"counterexample; 2: bad usage."
+	"counterexample; 2: bad usage; 130: interrupted with no counterexample."
 
 func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("explore", "locksim explore [-variant NAME] [-max-faults K] [-beyond ASSUMPTION,...] [-safety-only] [-out DIR] [scenario flags]",
@@ -77,6 +84,13 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	prog := newExploreProgress(stderr)
 	o.OnProgress = prog.show
 	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(stdout, l, prog.since()) }
+	// An interrupt stops the level; a counterexample is written the moment
+	// a worker finds one, so not even a kill loses it (the level's first by
+	// position replaces it at the end, with as many faults).
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	o.Stop = ctx.Done()
+	o.OnFound = func(x explore.Outcome) { _, _ = explore.WriteRepro(*out, explore.NewRepro(t, x)) }
 	res, err := explore.Exhaust(t, o)
 	prog.clear()
 	if err != nil {
@@ -84,6 +98,9 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "explore: %s\n", res)
 	x := res.Counterexample
+	if x == nil && res.Interrupted {
+		return exitInterrupted
+	}
 	if x == nil {
 		return exitOK
 	}

@@ -34,11 +34,25 @@ type ExhaustOptions struct {
 	// failing schedule (Counterexample is still the first level's first):
 	// how many schedules fail at each bound.
 	KeepGoing bool
-	// OnLevel, if set, sees each level once it is explored, in order.
+	// OnLevel, if set, sees each level once it is explored, in order (and
+	// one that Stop interrupted, with the schedules it ran).
 	OnLevel func(Level)
 	// OnProgress, if set, sees the running count of schedules explored,
 	// from the goroutine that called Exhaust, now and then.
 	OnProgress func(done, total int)
+	// OnFound, if set, sees the first failing schedule a level's workers
+	// come upon, rerun with its history, as soon as it is found (from a
+	// worker's goroutine): a counterexample with the fewest faults there
+	// are, to keep before the level ends (an interrupt, a crash). The
+	// Counterexample the result reports is the level's first by position,
+	// which may be another with as many faults. Not called for a level
+	// after the one with the Counterexample (KeepGoing).
+	OnFound func(Outcome)
+	// Stop, when closed, ends the exploration early: the schedules running
+	// finish, the rest of the level is not run (ExhaustResult.Interrupted).
+	// A failing schedule among those run is still a counterexample with
+	// the fewest faults there are: every level before it was run whole.
+	Stop <-chan struct{}
 }
 
 // DefaultMaxSchedules bounds an exploration unless told otherwise.
@@ -77,6 +91,10 @@ type ExhaustResult struct {
 	// Refused, when the budget stopped the exploration, is how many
 	// schedules the next level would have had.
 	Refused int
+	// Interrupted: Stop was closed during the last level, whose Schedules
+	// counts those run; Of is how many it has.
+	Interrupted bool
+	Of          int
 }
 
 // Schedules is how many schedules the exploration ran.
@@ -94,11 +112,24 @@ func (r ExhaustResult) Schedules() int {
 func (r ExhaustResult) String() string {
 	world := r.World()
 	budget := ""
-	if !r.Complete {
+	switch {
+	case r.Interrupted:
+		last := r.Levels[len(r.Levels)-1]
+		budget = fmt.Sprintf("; interrupted after %s of the %s with %s", reports.Thousands(last.Schedules), reports.Plural(r.Of, "schedule"), reports.Plural(last.Faults, "fault"))
+	case !r.Complete:
 		budget = fmt.Sprintf("; the budget ran out before %s with %s", reports.Plural(r.Refused, "schedule"), reports.Plural(len(r.Levels), "fault"))
 	}
 	if x := r.Counterexample; x != nil {
 		return fmt.Sprintf("counterexample with %s, the fewest there are (%s): %s; %s%s", reports.Plural(x.Schedule.Faults(), "fault"), world, x.Schedule, x.Verdict.Violations[0].Story, budget)
+	}
+	if r.Interrupted && r.Schedules() == 0 {
+		return fmt.Sprintf("interrupted before a schedule had run (%s)", world)
+	}
+	if r.Interrupted {
+		last := r.Levels[len(r.Levels)-1]
+		return fmt.Sprintf("no violation in %s: all those with ≤ %s, and %s of the %s with %s, of the %d asked for (%s); interrupted",
+			reports.Plural(r.Schedules(), "schedule"), reports.Plural(last.Faults-1, "fault"), reports.Thousands(last.Schedules),
+			reports.Thousands(r.Of), reports.Plural(last.Faults, "fault"), r.MaxFaults, world)
 	}
 	if !r.Complete {
 		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for (%s)%s",
@@ -140,6 +171,7 @@ func (n frontierNode) deviations() []Deviation {
 
 // nodeResult is what running a frontier node leaves for the next level.
 type nodeResult struct {
+	ran    bool // false: the exploration was stopped first
 	failed bool
 	hash   uint64 // executionKey: two schedules with one key ran the same
 	events int64
@@ -184,13 +216,21 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	frontier := []frontierNode{{}}
 	done := 0
 	for k := 0; ; k++ {
-		results, err := exhaustLevel(t, menu, frontier, o, done, k < o.MaxFaults)
+		report := o.OnFound
+		if res.Counterexample != nil {
+			report = nil // a level past the counterexample's: its failures are only counted
+		}
+		results, err := exhaustLevel(t, menu, frontier, o, done, k < o.MaxFaults, report)
 		if err != nil {
 			return res, err
 		}
-		lv := Level{Faults: k, Schedules: len(frontier)}
+		lv := Level{Faults: k}
 		first := -1
 		for i, r := range results {
+			if !r.ran {
+				continue
+			}
+			lv.Schedules++
 			lv.Events += r.events
 			if r.failed {
 				lv.Failing++
@@ -200,7 +240,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 			}
 		}
 		lv.Distinct = distinct(results)
-		done += len(frontier)
+		done += lv.Schedules
 		res.Levels = append(res.Levels, lv)
 		if o.OnLevel != nil {
 			o.OnLevel(lv)
@@ -211,6 +251,10 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 				return res, err
 			}
 			res.Counterexample = &out
+		}
+		if lv.Schedules < len(frontier) {
+			res.Interrupted, res.Of = true, len(frontier)
+			return res, nil
 		}
 		if k == o.MaxFaults || (res.Counterexample != nil && !o.KeepGoing) {
 			res.Complete = true
@@ -250,9 +294,11 @@ func boolByte(b bool) byte {
 
 // distinct counts the distinct execution keys of a level's runs.
 func distinct(results []nodeResult) int {
-	hs := make([]uint64, len(results))
-	for i, r := range results {
-		hs[i] = r.hash
+	hs := make([]uint64, 0, len(results))
+	for _, r := range results {
+		if r.ran {
+			hs = append(hs, r.hash)
+		}
 	}
 	slices.Sort(hs)
 	return len(slices.Compact(hs))
@@ -284,9 +330,19 @@ func expand(frontier []frontierNode, results []nodeResult, budget int) ([]fronti
 	return next, n
 }
 
+// stopped reports whether stop is closed (never, when nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // exhaustLevel runs every schedule of a level, on every core, each result
 // in its node's place.
-func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool) ([]nodeResult, error) {
+func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool, found func(Outcome)) ([]nodeResult, error) {
 	results := make([]nodeResult, len(frontier))
 	var mu sync.Mutex
 	firstErr, errAt := error(nil), len(frontier) // the error of the lowest index, so the same one whatever the workers
@@ -296,13 +352,14 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 	}
 	workers = max(1, min(workers, len(frontier)))
 	var next, finished atomic.Int64
+	var reported atomic.Bool
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			var scratch []uint8 // this worker's memory for a run's alternatives
 			for {
 				i := next.Add(1) - 1
-				if i >= int64(len(frontier)) {
+				if i >= int64(len(frontier)) || stopped(o.Stop) {
 					return
 				}
 				n := frontier[i]
@@ -319,7 +376,12 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 					mu.Unlock()
 				}
 				alts = slices.Clone(alts) // kept for the level: no spare capacity
-				results[i] = nodeResult{failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
+				results[i] = nodeResult{ran: true, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
+				if results[i].failed && found != nil && reported.CompareAndSwap(false, true) {
+					if x, _, err := runNode(t, menu, n, o, true, nil); err == nil {
+						found(x)
+					}
+				}
 				finished.Add(1)
 			}
 		})

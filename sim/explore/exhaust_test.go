@@ -286,3 +286,41 @@ func TestExhaustBeyondClockJumps(t *testing.T) {
 		t.Fatalf("want mutual exclusion, expected after clock-jumps: %s", f)
 	}
 }
+
+// Stop ends an exploration in its level, and what was found is kept: the
+// original fails at k=1, OnFound sees the first failing schedule as soon
+// as it is found, and closing Stop there leaves a counterexample with the
+// fewest faults (level 0 was run whole) and a level run in part. Closed
+// before the start, nothing runs, and the result says so.
+func TestExhaustStopsAndKeepsWhatItFound(t *testing.T) {
+	tg := Target{Variant: variant("original"), Config: SmallWorld(3, 2, 1)}
+	whole, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var found *Outcome
+	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, Parallel: 1, Stop: stop, OnFound: func(o Outcome) {
+		found = &o
+		close(stop)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == nil || found.Schedule.Faults() != 1 || !found.Failed() {
+		t.Fatalf("OnFound saw %v, want a failing schedule with 1 fault", found)
+	}
+	last := res.Levels[len(res.Levels)-1]
+	if !res.Interrupted || res.Complete || last.Faults != 1 || last.Schedules >= whole.Levels[1].Schedules || res.Of != whole.Levels[1].Schedules {
+		t.Fatalf("interrupted %v, complete %v, level %+v of %d; want level 1 in part of %d", res.Interrupted, res.Complete, last, res.Of, whole.Levels[1].Schedules)
+	}
+	if x := res.Counterexample; x == nil || x.Hash != found.Hash || !strings.Contains(res.String(), "interrupted after") {
+		t.Fatalf("the stopped exploration's counterexample: %s", res)
+	}
+	closed := make(chan struct{})
+	close(closed)
+	none, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, Stop: closed})
+	if err != nil || !none.Interrupted || none.Schedules() != 0 || none.Counterexample != nil || !strings.Contains(none.String(), "interrupted before") {
+		t.Fatalf("stopped before the start: %s, %v", none, err)
+	}
+}
