@@ -178,10 +178,10 @@ func (p *exploreProgress) show(done, total int) {
 	now := time.Now()
 	switch {
 	case p.tty && now.Sub(p.last) >= barInterval:
-		fmt.Fprintf(p.w, "\rexplore: %d of %d schedules, %s ", done, total, now.Sub(p.start).Round(time.Second))
+		fmt.Fprintf(p.w, "\rexplore: %s of %s schedules, %s ", reports.Thousands(done), reports.Thousands(total), now.Sub(p.start).Round(time.Second))
 		p.drawn = true
 	case !p.tty && now.Sub(p.last) >= lineInterval:
-		fmt.Fprintf(p.w, "explore: %d of %d schedules, %s\n", done, total, now.Sub(p.start).Round(time.Second))
+		fmt.Fprintf(p.w, "explore: %s of %s schedules, %s\n", reports.Thousands(done), reports.Thousands(total), now.Sub(p.start).Round(time.Second))
 	default:
 		return
 	}
