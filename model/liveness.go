@@ -38,8 +38,13 @@ type ClientWait struct {
 // is backing off has not yet been refused anything), until the gap ends or
 // the client stops. Failed attempts and the backoff between them keep it
 // waiting. A gap with no attempt in it is no window at all.
+//
+// A hold the resource refused every access of (a stale fencing token) is
+// no hold here: see progressHolds.
 func NoHolderWindows(h History) []NoHolderWindow {
-	return new(Checker).noHolderWindows(h, Attempts(h), holdsByStartTime(nil, Holds(h)))
+	c := new(Checker)
+	c.progress, c.refused = progressHolds(nil, h, holdsByStartTime(nil, Holds(h)))
+	return c.noHolderWindows(h, Attempts(h), c.progress)
 }
 
 // noHolderWindows is NoHolderWindows over attempts and holds already derived
@@ -194,7 +199,10 @@ func (c *Checker) stopTimes(h History) map[int]int64 {
 //
 // bound is a span of true time, as every instant of a History is.
 func CheckLiveness(h History, bound time.Duration) (Violation, bool) {
-	return new(Checker).checkLiveness(h, NoHolderWindows(h), int64(bound))
+	c := new(Checker)
+	c.byTime = holdsByStartTime(nil, Holds(h))
+	c.progress, c.refused = progressHolds(nil, h, c.byTime)
+	return c.checkLiveness(h, c.noHolderWindows(h, Attempts(h), c.progress), int64(bound))
 }
 
 func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {
@@ -223,11 +231,15 @@ func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64
 		if !w.Granted {
 			how = "until the run ended"
 		}
-		story := fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s (bound %s)",
-			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound))
+		nobody := "nobody holding the lock"
+		if c.refused > 0 && c.refusedIn(w) {
+			nobody = "nobody holding the lock but holders the resource refused (stale tokens)"
+		}
+		story := fmt.Sprintf("%s waited %s from %s with %s, %s (bound %s)",
+			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
 		if h.Reachable {
-			story = fmt.Sprintf("%s waited %s from %s with nobody holding the lock, %s, more than %s of it with a majority of the key's nodes up and reachable",
-				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), how, Seconds(bound))
+			story = fmt.Sprintf("%s waited %s from %s with %s, %s, more than %s of it with a majority of the key's nodes up and reachable",
+				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
 		}
 		return Violation{
 			Kind:    Liveness,
@@ -305,4 +317,19 @@ func longestNoHolder(windows []NoHolderWindow) int64 {
 		longest = max(longest, w.End-w.Start)
 	}
 	return longest
+}
+
+// refusedIn reports whether a hold the resource refused started in window w.
+func (c *Checker) refusedIn(w NoHolderWindow) bool {
+	kept := 0 // c.progress is c.byTime in order, without the refused
+	for _, hd := range c.byTime {
+		if kept < len(c.progress) && c.progress[kept].StartSeq == hd.StartSeq {
+			kept++
+			continue
+		}
+		if hd.StartTime >= w.Start && hd.StartTime <= w.End {
+			return true
+		}
+	}
+	return false
 }

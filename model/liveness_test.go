@@ -2,7 +2,9 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // starved: h0 holds from 0 to 10s; from 11s h1 tries every second and is
@@ -132,5 +134,41 @@ func TestLeftoverItemsAreReported(t *testing.T) {
 	h.LongItems = []ItemLife{{Node: "n1", Owner: "h1", Client: 1, From: 2000e6, To: 184000e6}}
 	if v, found := checkLeftovers(h, Attempts(h), Holds(h), 180e9); found {
 		t.Fatalf("an item that stayed 179 s after its hold ended reported: %v", v.Story)
+	}
+}
+
+// With fencing, a holder the resource refuses is no holder: two clients
+// that take turns for 30 s, every one of their holds refused (their tokens
+// went backwards), starve as surely as if nobody were granted; the same
+// history without refusals, or without fencing, is live.
+func TestRefusedHoldersStarve(t *testing.T) {
+	build := func(ok bool) History {
+		b := newBuilder("h0/t0", "h1/t0")
+		b.acquire(0, 0).read(1, 0, 0, true).write(2, 0, 1, true).release(3, 0)
+		for ms := int64(1000); ms < 31000; ms += 1000 {
+			c := int(ms/1000) % 2
+			b.call(ms-500, 1-c).deny(ms-400, 1-c) // the other one waits
+			b.acquire(ms, c).read(ms+1, c, 1, ok).release(ms+2, c)
+		}
+		b.call(30800, 0).deny(30900, 0).endAt(31000)
+		h := resequenceByTime(b.h)
+		h.Fenced = true
+		return h
+	}
+	bound := 10 * time.Second
+	v, found := CheckLiveness(build(false), bound)
+	if !found || !strings.Contains(v.Story, "but holders the resource refused") {
+		t.Fatalf("refused holders for 30s: %v, %q", found, v.Story)
+	}
+	if _, found := CheckLiveness(build(true), bound); found {
+		t.Fatal("holders the resource let in starve")
+	}
+	unfenced := build(false)
+	unfenced.Fenced = false
+	if _, found := CheckLiveness(unfenced, bound); found {
+		t.Fatal("without fencing a refused access is counted against the lock")
+	}
+	if got := len(NoHolderWindows(build(false))); got != 1 {
+		t.Fatalf("%d no-holder windows, want one from the first refused hold on", got)
 	}
 }

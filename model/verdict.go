@@ -41,7 +41,8 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	c.holds = holdsInto(c.holds, h)
 	c.byTime = holdsByStartTime(c.byTime, c.holds)
 	c.attempts = attemptsInto(c.attempts, h)
-	windows := c.noHolderWindows(h, c.attempts, c.byTime)
+	c.progress, c.refused = progressHolds(c.progress, h, c.byTime)
+	windows := c.noHolderWindows(h, c.attempts, c.progress)
 	overlap, found := firstOverlap(h, c.holds)
 	if found {
 		v.Violations = append(v.Violations, overlap)
