@@ -43,6 +43,7 @@ func Mutants() []Mutant {
 		{"corrected", "retry-trusts-taken", "if errors.Is(err, ErrKeyAlreadyExists) { err = nil } after the retried write", mutRetryTrustsTaken, ""},
 		{"fenced", "token-no-tie-break", "g.Token = counter", mutTokenNoTieBreak, ""},
 		{"fenced", "catch-up-impatient", "one try per increment and per catch-up", mutCatchUpImpatient, ""},
+		{"fenced", "catch-up-skipped", "return token, true: the lagging counters are not raised to the token", mutCatchUpSkipped, ""},
 		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,
 			"fenced promises the resource, not the lock: two holders of a broken lock still draw different tokens, and the resource lets only one of them in"},
 		{"redlock", "quorum-half", "if locked >= len(masters)/2 && validity > 0", mutRedlockQuorumHalf, ""},

@@ -22,6 +22,9 @@ var knownSurvivors = map[string]string{
 	"fenced~catch-up-impatient": "since a catch-up is one idempotent call, one try fails a grant only when a round trip to a node " +
 		"that just answered loses a message, and starves waiters only with exactly a majority reachable under loss: " +
 		"flagged at seed 12,903 of class all (1 of 30,000 seeds)",
+	"fenced~catch-up-skipped": "its tokens go backwards only once three nodes have each been down in turn, long enough " +
+		"for their counters to part by more grants than the liveness bound holds, and then only while the one most ahead is down; " +
+		"none of 4,000 seeds draws that. Its refused holders are flagged in such a world (TestRefusedHoldersFlagFencedWithoutCatchUp)",
 }
 
 // minKillRate is the share of the mutants that are not equivalent that the
@@ -29,8 +32,9 @@ var knownSurvivors = map[string]string{
 // corrected retried timed-out writes and fenced caught up in one call: the
 // two survivors are mistakes that erode a margin under loss, which now
 // starve waiters in 1 to 5 of 30,000 seeds (knownSurvivors), beyond the
-// budget; the other 13 of 15 are flagged.
-const minKillRate = 0.85
+// budget. It was 0.85, 13 of 15, until fenced~catch-up-skipped joined as
+// a third survivor (knownSurvivors says why): 13 of 16, the same 13.
+const minKillRate = 0.8
 
 // mutantBudget is the seeds each mutant is swept over: twice the CLI's
 // default sweep. Since each seed draws its world as well as its faults, a

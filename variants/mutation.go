@@ -29,6 +29,7 @@ const (
 	// fenced
 	mutTokenNoTieBreak  // the token is the bare counter
 	mutCatchUpImpatient // one try per increment and per catch-up
+	mutCatchUpSkipped   // the token is the highest counter read; the lagging counters are not raised to it
 
 	// redlock
 	mutRedlockQuorumHalf // locked >= N/2: the +1 forgotten
