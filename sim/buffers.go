@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/locksim/locksim/model"
@@ -15,6 +16,20 @@ import (
 type Buffers struct {
 	events []model.Event
 	scratch
+	// carriers are the coroutines of earlier runs' clients, waiting for
+	// the next run's. A Buffers no longer reachable stops them (carriers'
+	// cleanup), so a dropped one leaves no goroutine behind.
+	carriers *carriers
+}
+
+type carriers struct{ list []*carrier }
+
+// stopAll ends every carrier's coroutine.
+func (cs *carriers) stopAll() {
+	for _, c := range cs.list {
+		c.stop()
+	}
+	cs.list = nil
 }
 
 // scratch is the memory no result refers to; runs without Buffers borrow it
@@ -33,6 +48,11 @@ func (w *world) takeBuffers(b *Buffers) {
 	if b != nil {
 		s = &b.scratch
 		w.hist.Events = b.events[:0]
+		if b.carriers == nil {
+			b.carriers = &carriers{}
+			runtime.AddCleanup(b, func(cs *carriers) { cs.stopAll() }, b.carriers)
+		}
+		w.carriers, b.carriers.list = b.carriers.list, nil
 	} else {
 		s = scratchPool.Get().(*scratch)
 	}
@@ -41,10 +61,21 @@ func (w *world) takeBuffers(b *Buffers) {
 
 // returnBuffers keeps the (possibly grown) slices for the next run.
 func (w *world) returnBuffers(b *Buffers) {
+	// Every client was killed (finish): its carrier waits for the next
+	// process, or, without Buffers to keep it, ends.
 	if b != nil {
+		list := w.carriers[:0:0]
+		for _, p := range w.clients {
+			p.c.p = nil
+			list = append(list, p.c)
+		}
+		b.carriers.list = append(w.carriers, list...)
 		b.events = w.hist.Events
 		b.msgs, b.free, b.queue = w.msgs, w.freeMsgs, w.q.items
 		return
+	}
+	for _, p := range w.clients {
+		p.c.stop()
 	}
 	clear(w.msgs) // drop references to strings held by old messages
 	scratchPool.Put(&scratch{msgs: w.msgs[:0], free: w.freeMsgs[:0], queue: w.q.items[:0]})

@@ -26,9 +26,9 @@ type process struct {
 	workRand stream     // think and hold times
 	algoRand *rand.Rand // handed to the algorithm via Env.Rand
 
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
+	c       *carrier // the coroutine that runs the process's body
+	started bool     // c has run it
+	yield   func(struct{}) bool
 
 	// What the process waits for. An RPC resolves once: by its reply or its
 	// timeout, whichever comes first.
@@ -92,8 +92,48 @@ func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 	for i := range p.servers {
 		p.servers[i] = &serverStub{p: p, node: i}
 	}
-	p.next, p.stop = iter.Pull(p.body)
+	p.c = w.carrier()
+	p.c.p, p.c.ended = p, false
 	return p
+}
+
+// carrier is a coroutine that runs processes' bodies, one after another.
+// A run's processes borrow carriers from its Buffers, so that a coroutine
+// whose stack grew in one run keeps it for the next: making two
+// coroutines and growing their stacks was a tenth of a small run's cost.
+// A carrier is between processes only once the body it ran has returned
+// (its process ended, or was killed and unwound).
+type carrier struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	p     *process // the process it runs now
+	ended bool     // p's body has returned: the carrier waits for the next
+}
+
+func newCarrier() *carrier {
+	c := &carrier{}
+	c.next, c.stop = iter.Pull(c.loop)
+	return c
+}
+
+func (c *carrier) loop(yield func(struct{}) bool) {
+	for {
+		c.p.body(yield)
+		c.ended = true
+		if !yield(struct{}{}) {
+			return
+		}
+	}
+}
+
+// carrier is a carrier for a new process: one the Buffers kept, or new.
+func (w *world) carrier() *carrier {
+	if n := len(w.carriers); n > 0 {
+		c := w.carriers[n-1]
+		w.carriers = w.carriers[:n-1]
+		return c
+	}
+	return newCarrier()
 }
 
 // newLock calls the variant's constructor; one that panics ends the run
@@ -183,9 +223,10 @@ func (p *process) run() {
 		return
 	}
 	p.w.onCPU = p
-	_, ok := p.next()
+	p.started = true
+	_, ok := p.c.next()
 	p.w.onCPU = nil
-	if !ok {
+	if !ok || p.c.ended {
 		p.done = true
 	}
 }
@@ -213,9 +254,16 @@ func (p *process) unpause() {
 	}
 }
 
+// kill stops the process: one that is blocked unwinds (block panics with
+// killedSignal, which body recovers), and its carrier waits for the next.
 func (p *process) kill() {
 	p.killed = true
-	p.stop()
+	if p.started && !p.done {
+		p.w.onCPU = p
+		p.c.next()
+		p.w.onCPU = nil
+	}
+	p.done = true
 }
 
 // step counts an env call; a process that never yields is a livelock finding.

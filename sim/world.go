@@ -74,6 +74,8 @@ type world struct {
 	misuse atomic.Pointer[model.Abort]
 	// goroutines is how many the process had once the clients were made.
 	goroutines int
+	// carriers are the Buffers' idle carriers, for the clients to take.
+	carriers []*carrier
 
 	eventCap  int64 // cfg.EventCap for the run's clients
 	atInstant int64 // events since virtual time last passed
