@@ -31,11 +31,12 @@ import (
 // to the resource as a fencing token, and the resource refuses the paused
 // holder's write: no lost update in 20,000 seeds of class pause nor in
 // 20,000 of class all. Both starve waiters now and then (69 of 20,000
-// seeds of pause; under all, 196 with a waiter starved or an item left
+// seeds of pause; under all, 211 with a waiter starved or an item left
 // behind), mostly where the one node below is down or out of reach. (The
-// 196 were 1,950 until the checker counted a key gone when its lease runs
+// 211 were 1,950 until the checker counted a key gone when its lease runs
 // out, not when the node next looks at it: a false leftover that
-// locksim explore found with one crash.)
+// locksim explore found with one crash; then 196, until holders the
+// resource refuses counted as no holders, which added 15.)
 //
 // A real session keeps its lease alive from a goroutine while the process
 // runs, during the hold too. locksim's workload calls the lock only to
