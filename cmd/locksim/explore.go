@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,8 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"-acquisitions 1..2 grants each); every scenario flag applies. Each level counts its\n" +
 	"schedules and the distinct executions among them; no partial-order or symmetry reduction\n" +
 	"is applied.\n" +
+	"A run that takes longer than -hang-after (a lock that loops without calling its Env) ends\n" +
+	"the exploration with a hang finding, its repro and replay line.\n" +
 	"An interrupt (Ctrl-C) ends the level being run, and says how far it got; a counterexample\n" +
 	"is written as soon as a worker finds one.\n" +
 	"Exit 0: no violation (or the -max-schedules budget ran out first, which it says); 1: a\n" +
@@ -61,8 +64,12 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", "repros", "directory for the counterexample's repro file")
 	trace := f.Bool("trace", false, "print the counterexample's full timeline")
+	hangAfter := f.Duration("hang-after", explore.DefaultHangAfter, "wall-clock time one schedule's run may take before it counts as a hang (a lock that loops without calling its Env)")
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
+	}
+	if *hangAfter <= 0 {
+		return f.fail(stderr, fmt.Errorf("-hang-after %s is not a positive duration", *hangAfter))
 	}
 	if f.set("nodes") && !f.set("replication") {
 		cfg.Replication = cfg.Nodes // the small world keeps the key on every node
@@ -71,7 +78,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	o.Parallel, o.Strict, o.KeepGoing = *parallel, *strict, *keepGoing
+	o.Parallel, o.Strict, o.KeepGoing, o.HangAfter = *parallel, *strict, *keepGoing, *hangAfter
 	o.Check.SkipLiveness = *safetyOnly
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Unlike a sweep's, an exploration's live heap is large (a level of
@@ -93,6 +100,10 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	o.OnFound = func(x explore.Outcome) { _, _ = explore.WriteRepro(*out, explore.NewRepro(t, x)) }
 	res, err := explore.Exhaust(t, o)
 	prog.clear()
+	var hang *explore.HangError
+	if errors.As(err, &hang) {
+		return reportHang(stdout, stderr, f, t, *out, hang)
+	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -210,4 +221,17 @@ func rawList[T ~string](xs []T) string {
 		s[i] = string(x)
 	}
 	return strings.Join(s, ",")
+}
+
+// reportHang prints and writes the finding of a schedule whose run hung:
+// the process cannot stop that run, so explore ends here, and the replay
+// line runs it isolated, where the hang is a finding again.
+func reportHang(stdout, stderr io.Writer, f *cmdFlags, t explore.Target, dir string, hang *explore.HangError) int {
+	fmt.Fprintf(stdout, "explore: HANG, a bug of %s: %s\n", t.Variant.Name, hang)
+	path, err := explore.WriteRepro(dir, explore.NewRepro(t, hang.Outcome))
+	if err != nil {
+		return f.fail(stderr, fmt.Errorf("cannot write the hang's repro: %v", err))
+	}
+	fmt.Fprintf(stdout, "repro:   %s\nreplay:  %s\n", path, explore.ReplayFileCommand(path))
+	return exitViolation
 }

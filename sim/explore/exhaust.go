@@ -48,6 +48,11 @@ type ExhaustOptions struct {
 	// which may be another with as many faults. Not called for a level
 	// after the one with the Counterexample (KeepGoing).
 	OnFound func(Outcome)
+	// HangAfter, when positive, ends the exploration with a *HangError
+	// once one schedule's run has taken longer than this of wall-clock
+	// time: a variant that loops without calling its Env, which nothing
+	// in the process can interrupt. Zero: wait for every run.
+	HangAfter time.Duration
 	// Stop, when closed, ends the exploration early: the schedules running
 	// finish, the rest of the level is not run (ExhaustResult.Interrupted).
 	// A failing schedule among those run is still a counterexample with
@@ -343,66 +348,144 @@ func stopped(stop <-chan struct{}) bool {
 // exhaustLevel runs every schedule of a level, on every core, each result
 // in its node's place.
 func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions, before int, expands bool, found func(Outcome)) ([]nodeResult, error) {
-	results := make([]nodeResult, len(frontier))
-	var mu sync.Mutex
-	firstErr, errAt := error(nil), len(frontier) // the error of the lowest index, so the same one whatever the workers
 	workers := o.Parallel
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(frontier)))
-	var next, finished atomic.Int64
-	var reported atomic.Bool
+	l := &level{t: t, menu: menu, frontier: frontier, o: o, expands: expands, found: found,
+		results: make([]nodeResult, len(frontier)), errAt: len(frontier), running: make([]runningNode, workers)}
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var scratch []uint8 // this worker's memory for a run's alternatives
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(len(frontier)) || stopped(o.Stop) {
-					return
-				}
-				n := frontier[i]
-				if !expands {
-					n.from = -1 // the last level: its alternatives are not needed
-				}
-				out, alts, err := runNode(t, menu, n, o, false, scratch)
-				scratch = alts
-				if err != nil {
-					mu.Lock()
-					if int(i) < errAt {
-						firstErr, errAt = err, int(i)
-					}
-					mu.Unlock()
-				}
-				alts = slices.Clone(alts) // kept for the level: no spare capacity
-				results[i] = nodeResult{ran: true, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
-				if results[i].failed && found != nil && reported.CompareAndSwap(false, true) {
-					if x, _, err := runNode(t, menu, n, o, true, nil); err == nil {
-						found(x)
-					}
-				}
-				finished.Add(1)
-			}
-		})
+	for w := range workers {
+		wg.Go(func() { l.work(&l.running[w]) })
 	}
-	if o.OnProgress == nil {
+	if o.OnProgress == nil && o.HangAfter <= 0 {
 		wg.Wait()
-		return results, firstErr
+		return l.results, l.firstErr
 	}
-	stop := make(chan struct{})
-	go func() { wg.Wait(); close(stop) }()
-	tick := time.NewTicker(200 * time.Millisecond) // display only: results are by index
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(200 * time.Millisecond) // display and watchdog only: results are by index
 	defer tick.Stop()
 	for {
 		select {
-		case <-stop:
-			o.OnProgress(before+len(frontier), before+len(frontier))
-			return results, firstErr
+		case <-done:
+			if o.OnProgress != nil {
+				o.OnProgress(before+len(frontier), before+len(frontier))
+			}
+			return l.results, l.firstErr
 		case <-tick.C:
-			o.OnProgress(before+int(finished.Load()), before+len(frontier))
+			if o.OnProgress != nil {
+				o.OnProgress(before+int(l.finished.Load()), before+len(frontier))
+			}
+			if err := l.hung(); err != nil {
+				return nil, err
+			}
 		}
 	}
+}
+
+// level is one level's exploration, shared by its workers.
+type level struct {
+	t        Target
+	menu     Menu
+	frontier []frontierNode
+	o        ExhaustOptions
+	expands  bool
+	found    func(Outcome)
+	results  []nodeResult
+
+	next, finished atomic.Int64
+	reported       atomic.Bool
+	halt           atomic.Bool // a schedule hung: take no more
+	running        []runningNode
+
+	mu       sync.Mutex
+	firstErr error
+	errAt    int // the error of the lowest index, so the same one whatever the workers
+}
+
+// runningNode is what one worker runs: the frontier index, and since when
+// (wall-clock nanoseconds; 0: between runs).
+type runningNode struct{ index, since atomic.Int64 }
+
+// work runs the level's schedules, one claimed at a time, until none is left.
+func (l *level) work(r *runningNode) {
+	var scratch []uint8 // this worker's memory for a run's alternatives
+	for {
+		i := l.next.Add(1) - 1
+		if i >= int64(len(l.frontier)) || stopped(l.o.Stop) || l.halt.Load() {
+			return
+		}
+		n := l.frontier[i]
+		if !l.expands {
+			n.from = -1 // the last level: its alternatives are not needed
+		}
+		r.index.Store(i)
+		r.since.Store(time.Now().UnixNano())
+		out, alts, err := runNode(l.t, l.menu, n, l.o, false, scratch)
+		r.since.Store(0)
+		scratch = alts
+		if err != nil {
+			l.mu.Lock()
+			if int(i) < l.errAt {
+				l.firstErr, l.errAt = err, int(i)
+			}
+			l.mu.Unlock()
+		}
+		alts = slices.Clone(alts) // kept for the level: no spare capacity
+		l.results[i] = nodeResult{ran: true, failed: err == nil && out.Failed(), hash: executionKey(out), events: out.Events, alts: alts}
+		if l.results[i].failed && l.found != nil && l.reported.CompareAndSwap(false, true) {
+			if x, _, err := runNode(l.t, l.menu, n, l.o, true, nil); err == nil {
+				l.found(x)
+			}
+		}
+		l.finished.Add(1)
+	}
+}
+
+// hung is the HangError of a schedule that has run for longer than
+// HangAfter, if one has; the other workers then take no more.
+func (l *level) hung() error {
+	if l.o.HangAfter <= 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	for w := range l.running {
+		r := &l.running[w]
+		since := r.since.Load()
+		if since == 0 || time.Duration(now-since) <= l.o.HangAfter {
+			continue
+		}
+		l.halt.Store(true)
+		s := Schedule{Menu: l.menu, Deviations: l.frontier[r.index.Load()].deviations()}
+		return &HangError{Outcome: hangOutcome(l.t, s, l.o), After: l.o.HangAfter}
+	}
+	return nil
+}
+
+// HangError is a schedule whose run did not finish within HangAfter of
+// wall-clock time: the variant loops without calling its Env, which the
+// simulator cannot interrupt. Outcome is the finding (a hang) with the
+// schedule, to write as a repro and replay isolated; the run's goroutine
+// is left behind, spinning.
+type HangError struct {
+	Outcome Outcome
+	After   time.Duration
+}
+
+func (e *HangError) Error() string {
+	return fmt.Sprintf("a schedule with %s ran for more than %s of wall-clock time: %s", reports.Plural(e.Outcome.Schedule.Faults(), "fault"), e.After, e.Outcome.Schedule)
+}
+
+// hangOutcome is schedule s's finding when its run hung.
+func hangOutcome(t Target, s Schedule, o ExhaustOptions) Outcome {
+	v := model.Verdict{Violations: []model.Violation{{Kind: model.Hang, Clients: []int{},
+		Story: fmt.Sprintf("the run did not finish in %s of wall-clock time: a loop that never calls its Env?", o.HangAfter)}}}
+	out := outcomeRecord{Seed: exploreSeed, Verdict: &v}.outcome(t, t.Plan, Options{Check: o.Check, Strict: o.Strict}, true)
+	out.Findings = Classify(t.Variant.Envelope, v, nil, 0)
+	out.Schedule = &s
+	return out
 }
 
 // runNode runs one schedule, and returns the alternatives at its branching

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -324,3 +326,37 @@ func TestExhaustStopsAndKeepsWhatItFound(t *testing.T) {
 		t.Fatalf("stopped before the start: %s, %v", none, err)
 	}
 }
+
+// A variant that loops without calling its Env cannot be interrupted in
+// the process; with HangAfter the exploration ends with a HangError whose
+// outcome is a hang finding with the schedule, to write and replay
+// isolated, instead of hanging the harness.
+func TestExhaustReportsASpinningVariant(t *testing.T) {
+	var release atomic.Bool
+	defer release.Store(true) // let the spinning run finish, off the test's books
+	spin := algorithm.Variant{Name: "spins", New: func() algorithm.Lock { return spinLock{&release} }}
+	tg := Target{Variant: spin, Config: SmallWorld(3, 2, 1)}
+	_, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, HangAfter: 300 * time.Millisecond})
+	var hang *HangError
+	if !errors.As(err, &hang) {
+		t.Fatalf("Exhaust returned %v, want a HangError", err)
+	}
+	o := hang.Outcome
+	if o.Schedule == nil || o.Schedule.Faults() != 0 || len(o.Findings) != 1 || o.Findings[0].Kind != model.Hang || !o.Findings[0].Bug() {
+		t.Fatalf("the hang's outcome: schedule %v, findings %v", o.Schedule, o.Findings)
+	}
+	if _, err := NewRepro(tg, o).Encode(); err != nil {
+		t.Fatalf("the hang's repro: %v", err)
+	}
+}
+
+// spinLock spins in Acquire, calling nothing, until released.
+type spinLock struct{ release *atomic.Bool }
+
+func (l spinLock) Acquire(algorithm.Env, string) algorithm.Grant {
+	for !l.release.Load() {
+	}
+	return algorithm.Grant{}
+}
+
+func (spinLock) Release(algorithm.Env, string, algorithm.Grant) {}
