@@ -207,16 +207,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	if t.Config.Acquisitions < 1 {
 		return ExhaustResult{}, errors.New("exhaust: the world needs clients that stop (Config.Acquisitions, -acquisitions, at least 1): clients that go on until the run ends make every run long and every level huge")
 	}
-	menu := MenuFor(t)
-	if o.Menu != nil {
-		menu = *o.Menu
-	}
-	if o.MaxSchedules <= 0 {
-		o.MaxSchedules = DefaultMaxSchedules
-	}
-	if o.Check == (model.CheckOptions{}) {
-		o.Check = model.DefaultCheckOptions()
-	}
+	menu, o := o.defaults(t)
 	res := ExhaustResult{Target: t, Menu: menu, MaxFaults: o.MaxFaults}
 	frontier := []frontierNode{{}}
 	done := 0
@@ -229,22 +220,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 		if err != nil {
 			return res, err
 		}
-		lv := Level{Faults: k}
-		first := -1
-		for i, r := range results {
-			if !r.ran {
-				continue
-			}
-			lv.Schedules++
-			lv.Events += r.events
-			if r.failed {
-				lv.Failing++
-				if first < 0 {
-					first = i
-				}
-			}
-		}
-		lv.Distinct = distinct(results)
+		lv, first := tally(k, results)
 		done += lv.Schedules
 		res.Levels = append(res.Levels, lv)
 		if o.OnLevel != nil {
@@ -272,6 +248,44 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 		}
 		frontier = next
 	}
+}
+
+// defaults is the menu o explores t with, and o with its zero fields
+// given their defaults.
+func (o ExhaustOptions) defaults(t Target) (Menu, ExhaustOptions) {
+	menu := MenuFor(t)
+	if o.Menu != nil {
+		menu = *o.Menu
+	}
+	if o.MaxSchedules <= 0 {
+		o.MaxSchedules = DefaultMaxSchedules
+	}
+	if o.Check == (model.CheckOptions{}) {
+		o.Check = model.DefaultCheckOptions()
+	}
+	return menu, o
+}
+
+// tally is level k's counts from its results, and the index of its first
+// failing schedule (-1: none).
+func tally(k int, results []nodeResult) (Level, int) {
+	lv := Level{Faults: k}
+	first := -1
+	for i, r := range results {
+		if !r.ran {
+			continue
+		}
+		lv.Schedules++
+		lv.Events += r.events
+		if r.failed {
+			lv.Failing++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	lv.Distinct = distinct(results)
+	return lv, first
 }
 
 // executionKey is o's trace hash with every fault it injected, whole.
