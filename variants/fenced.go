@@ -41,9 +41,12 @@ import (
 // the grant would be used by nobody and believed for no time at all, so the
 // acquire gives the lock back and fails instead.
 //
-// 100,000 seeds of every fault class show no lost update and no
-// starvation (TestNoBugInsideTheEnvelope, -long); 4.7% of them show beliefs
-// overlapping, which fenced does not promise against.
+// 100,000 seeds of every fault class show no lost update, and starvation
+// in one (seed 62763: nine clients contending under 10% loss, 20.8 s
+// without a winner against a bound of 19.0 s; found, not fixed, listed by
+// seed in sim/explore's expectations) (TestNoBugInsideTheEnvelope, -long);
+// 4.1% of them show beliefs overlapping, which fenced does not promise
+// against.
 func init() {
 	Register(algorithm.Variant{
 		Name:    "fenced",
