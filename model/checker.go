@@ -13,7 +13,8 @@ import "github.com/anishathalye/porcupine"
 // into its memory.
 type Checker struct {
 	holds, byTime []Hold
-	progress      []Hold // byTime without the holds the resource refused (refused.go)
+	progress      []Hold // byTime without the holds the resource refused (refused.go), or byTime itself
+	progressBuf   []Hold // progress's own memory, never byTime's
 	refused       int    // how many it left out
 	attempts      []Attempt
 	// byClient cuts byClientBacking per client: attemptsByClient.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -170,5 +171,38 @@ func TestRefusedHoldersStarve(t *testing.T) {
 	}
 	if got := len(NoHolderWindows(build(false))); got != 1 {
 		t.Fatalf("%d no-holder windows, want one from the first refused hold on", got)
+	}
+}
+
+// One Checker checks a fenced history with no refusal and then one with
+// refusals as fresh Checkers do: the holds it leaves out live in their own
+// memory, never in the holds' (they once shared it, and the second check
+// read holds it was overwriting).
+func TestCheckerReusedAcrossRefusals(t *testing.T) {
+	plain := newBuilder("h0/t0", "h1/t0")
+	for ms := int64(0); ms < 30000; ms += 1000 {
+		c := int(ms/1000) % 2
+		plain.call(ms-500, 1-c).deny(ms-400, 1-c).acquire(ms, c).read(ms+1, c, 0, true).release(ms+2, c)
+	}
+	ok := resequenceByTime(plain.endAt(31000).h)
+	ok.Fenced = true
+	refused := ok
+	refused.Events = slices.Clone(ok.Events)
+	for i := range refused.Events {
+		if refused.Events[i].Kind == ResourceRead && refused.Events[i].Time > 2e9 && refused.Events[i].Time < 20e9 {
+			refused.Events[i].Accepted = false
+		}
+	}
+	opts := DefaultCheckOptions()
+	opts.LivenessBoundNS = int64(10 * time.Second)
+	var reused Checker
+	for _, h := range []History{ok, refused, ok, refused} {
+		got, want := reused.Check(h, opts), new(Checker).Check(h, opts)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("a reused Checker says %v, a fresh one %v", got.Violations, want.Violations)
+		}
+	}
+	if v := new(Checker).Check(refused, opts); len(v.Violations) == 0 {
+		t.Fatal("the refused holders starve nobody")
 	}
 }
