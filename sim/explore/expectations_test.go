@@ -281,11 +281,11 @@ var knownLivenessAfter = map[string]struct {
 		"the resource refuses every holder until the counters overtake the last token (variants/fenced.go)", wipedBefore},
 }
 
-// wipedBefore reports whether a node of o restarted without its data before
-// finding f.
+// wipedBefore reports whether a node of o crashed losing its data before
+// finding f was judged (the wait it reports passed the bound at End).
 func wipedBefore(o Outcome, f Finding) bool {
-	return slices.ContainsFunc(o.History.Restarts, func(r model.Restart) bool { return r.Empty && r.Time <= f.Time }) ||
-		slices.ContainsFunc(o.Plan.Events, func(e faults.Event) bool { return e.Kind == faults.Crash && e.Wipe && int64(e.At) <= f.Time })
+	by := max(f.Time, f.End)
+	return slices.ContainsFunc(o.Plan.Events, func(e faults.Event) bool { return e.Kind == faults.Crash && e.Wipe && int64(e.At) <= by })
 }
 
 // knownWhy is why v's known liveness bugs are known, in a line.
