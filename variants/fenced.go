@@ -43,7 +43,7 @@ import (
 //
 // 100,000 seeds of every fault class show no lost update, and no
 // starvation but the known one after wiped restarts, in 413 of them
-// (fencedLiveness; TestNoBugInsideTheEnvelope, -long); 4.7% of them show
+// (fencedLiveness; TestNoBugInsideTheEnvelope, -long); 4.6% of them show
 // beliefs overlapping, which fenced does not promise against.
 func init() {
 	Register(algorithm.Variant{
