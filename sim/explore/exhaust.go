@@ -288,18 +288,26 @@ func tally(k int, results []nodeResult) (Level, int) {
 	return lv, first
 }
 
-// executionKey is o's trace hash with every fault it injected, whole.
+// executionKey is o's trace hash with every fault it injected, whole
+// (when, where, what, for how long): a fault not yet seen by the end
+// leaves the trace alike and the world not.
 // It is computed for every schedule, so without fmt.
 func executionKey(o Outcome) uint64 {
 	h := fnv.New64a()
 	b := binary.LittleEndian.AppendUint64(make([]byte, 0, 64), o.Hash)
 	h.Write(b)
 	for _, e := range o.Injected {
-		b = append(b[:0], e.Kind...)
-		for _, x := range [...]int64{int64(e.Node), int64(e.Index), int64(e.Delta), int64(e.For), int64(e.Client)} {
+		b = append(append(append(append(append(b[:0], e.Kind...), '/'), e.Target...), '/'), e.Point...)
+		for _, x := range [...]int64{int64(e.At), int64(e.Node), int64(e.Index), int64(e.Delta), int64(e.For), int64(e.Client), int64(e.Spread), int64(len(e.Nodes))} {
 			b = binary.LittleEndian.AppendUint64(b, uint64(x))
 		}
-		h.Write(append(b, boolByte(e.Wipe)))
+		for _, list := range [2][]int{e.Nodes, e.Hosts} {
+			for _, n := range list {
+				b = binary.LittleEndian.AppendUint64(b, uint64(n))
+			}
+			b = append(b, '/')
+		}
+		h.Write(append(b, boolByte(e.Wipe), boolByte(e.OneWay), boolByte(e.BlackHole)))
 	}
 	return h.Sum64()
 }
