@@ -13,9 +13,13 @@ import "github.com/anishathalye/porcupine"
 // into its memory.
 type Checker struct {
 	holds, byTime []Hold
-	progress      []Hold // byTime without the holds the resource refused (refused.go), or byTime itself
+	progress      []Hold // byTime without the holds the resource refused (keepProgress), or byTime itself
 	progressBuf   []Hold // progress's own memory, never byTime's
 	refused       int    // how many it left out
+	refusedHold   []bool // by index into byTime: the resource refused that hold
+	bySeq         []int  // keepProgress's scratch: byTime's indexes by StartSeq
+	tallies       []accessTally
+	lastGrant     []uint64
 	attempts      []Attempt
 	// byClient cuts byClientBacking per client: attemptsByClient.
 	byClient        [][]Attempt

@@ -40,10 +40,10 @@ type ClientWait struct {
 // waiting. A gap with no attempt in it is no window at all.
 //
 // A hold the resource refused every access of (a stale fencing token) is
-// no hold here: see progressHolds.
+// no hold here: see Checker.keepProgress.
 func NoHolderWindows(h History) []NoHolderWindow {
-	c := new(Checker)
-	c.progress, c.refused = progressHolds(nil, h, holdsByStartTime(nil, Holds(h)))
+	c := &Checker{byTime: holdsByStartTime(nil, Holds(h))}
+	c.keepProgress(h)
 	return c.noHolderWindows(h, Attempts(h), c.progress)
 }
 
@@ -199,9 +199,8 @@ func (c *Checker) stopTimes(h History) map[int]int64 {
 //
 // bound is a span of true time, as every instant of a History is.
 func CheckLiveness(h History, bound time.Duration) (Violation, bool) {
-	c := new(Checker)
-	c.byTime = holdsByStartTime(nil, Holds(h))
-	c.progress, c.refused = progressHolds(nil, h, c.byTime)
+	c := &Checker{byTime: holdsByStartTime(nil, Holds(h))}
+	c.keepProgress(h)
 	return c.checkLiveness(h, c.noHolderWindows(h, Attempts(h), c.progress), int64(bound))
 }
 
@@ -317,19 +316,4 @@ func longestNoHolder(windows []NoHolderWindow) int64 {
 		longest = max(longest, w.End-w.Start)
 	}
 	return longest
-}
-
-// refusedIn reports whether a hold the resource refused started in window w.
-func (c *Checker) refusedIn(w NoHolderWindow) bool {
-	kept := 0 // c.progress is c.byTime in order, without the refused
-	for _, hd := range c.byTime {
-		if kept < len(c.progress) && c.progress[kept].StartSeq == hd.StartSeq {
-			kept++
-			continue
-		}
-		if hd.StartTime >= w.Start && hd.StartTime <= w.End {
-			return true
-		}
-	}
-	return false
 }

@@ -15,55 +15,75 @@ import (
 // that grants no one. A hold that made no access at all (its belief ended
 // first) still counts: the lock was free for it to use.
 
-// progressHolds is byTime without the holds the resource refused every
-// access of, in buf's memory; byTime itself when the history is not fenced
-// or refused none. refused counts the holds left out.
-func progressHolds(buf []Hold, h History, byTime []Hold) (progress []Hold, refused int) {
+// keepProgress sets c.progress to c.byTime without the holds the resource
+// refused every access of, and c.refusedHold to which those are (by index
+// into c.byTime), all in c's memory: c.progress is c.byTime itself when the
+// history is not fenced or none was refused, never a slice of its memory
+// otherwise (a later check filling it would overwrite the holds).
+func (c *Checker) keepProgress(h History) {
+	byTime := c.byTime
+	c.progress, c.refused = byTime, 0
+	c.refusedHold = slices.Grow(c.refusedHold[:0], len(byTime))[:len(byTime)]
+	clear(c.refusedHold)
 	if !h.Fenced {
-		return byTime, 0
+		return
 	}
 	// Each access belongs to its client's last grant before it (a paused
 	// holder's late write comes after its belief ended, but it is that
 	// hold's write).
-	type tally struct{ accepted, refused int }
-	bySeq := make([]int, len(byTime)) // indexes of byTime, by StartSeq
-	for i := range bySeq {
-		bySeq[i] = i
+	c.bySeq = slices.Grow(c.bySeq[:0], len(byTime))[:len(byTime)] // indexes of byTime, by StartSeq
+	for i := range c.bySeq {
+		c.bySeq[i] = i
 	}
-	slices.SortFunc(bySeq, func(a, b int) int { return cmp.Compare(byTime[a].StartSeq, byTime[b].StartSeq) })
-	tallies := make([]tally, len(byTime))
-	last := make([]uint64, len(h.Clients)) // per client: StartSeq of its last grant; 0: none
+	slices.SortFunc(c.bySeq, func(a, b int) int { return cmp.Compare(byTime[a].StartSeq, byTime[b].StartSeq) })
+	c.tallies = slices.Grow(c.tallies[:0], len(byTime))[:len(byTime)]
+	clear(c.tallies)
+	c.lastGrant = slices.Grow(c.lastGrant[:0], len(h.Clients))[:len(h.Clients)] // per client: StartSeq of its last grant; 0: none
+	clear(c.lastGrant)
 	for _, e := range eventsInOrder(h) {
 		switch {
-		case e.Client < 0 || e.Client >= len(last):
+		case e.Client < 0 || e.Client >= len(c.lastGrant):
 		case e.Kind == AcquireReturn && e.Granted:
-			last[e.Client] = e.Seq
-		case (e.Kind == ResourceRead || e.Kind == ResourceWrite) && last[e.Client] != 0:
-			j, found := slices.BinarySearchFunc(bySeq, last[e.Client], func(i int, seq uint64) int { return cmp.Compare(byTime[i].StartSeq, seq) })
+			c.lastGrant[e.Client] = e.Seq
+		case (e.Kind == ResourceRead || e.Kind == ResourceWrite) && c.lastGrant[e.Client] != 0:
+			j, found := slices.BinarySearchFunc(c.bySeq, c.lastGrant[e.Client], func(i int, seq uint64) int { return cmp.Compare(byTime[i].StartSeq, seq) })
 			if !found {
 				continue
 			}
-			if t := &tallies[bySeq[j]]; e.Accepted {
+			if t := &c.tallies[c.bySeq[j]]; e.Accepted {
 				t.accepted++
 			} else {
 				t.refused++
 			}
 		}
 	}
-	isRefused := func(i int) bool { return tallies[i].refused > 0 && tallies[i].accepted == 0 }
-	for i := range byTime {
-		if isRefused(i) {
-			refused++
+	for i, t := range c.tallies {
+		if t.refused > 0 && t.accepted == 0 {
+			c.refusedHold[i] = true
+			c.refused++
 		}
 	}
-	if refused == 0 {
-		return byTime, 0
+	if c.refused == 0 {
+		return
 	}
-	progress = buf[:0]
+	c.progressBuf = c.progressBuf[:0]
 	for i, hd := range byTime {
-		if !isRefused(i) {
-			progress = append(progress, hd)
+		if !c.refusedHold[i] {
+			c.progressBuf = append(c.progressBuf, hd)
 		}
 	}
-	return progress, refused
+	c.progress = c.progressBuf
+}
+
+// accessTally counts one hold's resource accesses.
+type accessTally struct{ accepted, refused int }
+
+// refusedIn reports whether a hold the resource refused started in window w.
+func (c *Checker) refusedIn(w NoHolderWindow) bool {
+	for i, hd := range c.byTime {
+		if c.refusedHold[i] && hd.StartTime >= w.Start && hd.StartTime <= w.End {
+			return true
+		}
+	}
+	return false
 }

@@ -41,10 +41,7 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	c.holds = holdsInto(c.holds, h)
 	c.byTime = holdsByStartTime(c.byTime, c.holds)
 	c.attempts = attemptsInto(c.attempts, h)
-	c.progress, c.refused = progressHolds(c.progressBuf, h, c.byTime)
-	if c.refused > 0 {
-		c.progressBuf = c.progress // its own memory: progress is byTime itself only when none was refused
-	}
+	c.keepProgress(h)
 	windows := c.noHolderWindows(h, c.attempts, c.progress)
 	overlap, found := firstOverlap(h, c.holds)
 	if found {
