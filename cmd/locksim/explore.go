@@ -120,9 +120,15 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if err := printTimeline(stdout, *x, *trace); err != nil {
 		return f.fail(stderr, err)
 	}
-	path, err := explore.WriteRepro(*out, explore.NewRepro(t, *x))
+	return writeExploreRepro(stdout, stderr, f, t, *out, *x, "counterexample")
+}
+
+// writeExploreRepro writes x's repro into dir and prints its path and
+// replay line: exit 1, or 2 if it cannot be written.
+func writeExploreRepro(stdout, stderr io.Writer, f *cmdFlags, t explore.Target, dir string, x explore.Outcome, what string) int {
+	path, err := explore.WriteRepro(dir, explore.NewRepro(t, x))
 	if err != nil {
-		return f.fail(stderr, fmt.Errorf("cannot write the counterexample's repro: %v", err))
+		return f.fail(stderr, fmt.Errorf("cannot write the %s's repro: %v", what, err))
 	}
 	fmt.Fprintf(stdout, "repro:   %s\nreplay:  %s\n", path, explore.ReplayFileCommand(path))
 	return exitViolation
@@ -228,10 +234,5 @@ func rawList[T ~string](xs []T) string {
 // line runs it isolated, where the hang is a finding again.
 func reportHang(stdout, stderr io.Writer, f *cmdFlags, t explore.Target, dir string, hang *explore.HangError) int {
 	fmt.Fprintf(stdout, "explore: HANG, a bug of %s: %s\n", t.Variant.Name, hang)
-	path, err := explore.WriteRepro(dir, explore.NewRepro(t, hang.Outcome))
-	if err != nil {
-		return f.fail(stderr, fmt.Errorf("cannot write the hang's repro: %v", err))
-	}
-	fmt.Fprintf(stdout, "repro:   %s\nreplay:  %s\n", path, explore.ReplayFileCommand(path))
-	return exitViolation
+	return writeExploreRepro(stdout, stderr, f, t, dir, hang.Outcome, "hang")
 }

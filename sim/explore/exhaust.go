@@ -502,10 +502,8 @@ func (e *HangError) Error() string {
 
 // hangOutcome is schedule s's finding when its run hung.
 func hangOutcome(t Target, s Schedule, o ExhaustOptions) Outcome {
-	v := model.Verdict{Violations: []model.Violation{{Kind: model.Hang, Clients: []int{},
-		Story: fmt.Sprintf("the run did not finish in %s of wall-clock time: a loop that never calls its Env?", o.HangAfter)}}}
-	out := outcomeRecord{Seed: exploreSeed, Verdict: &v}.outcome(t, t.Plan, Options{Check: o.Check, Strict: o.Strict}, true)
-	out.Findings = Classify(t.Variant.Envelope, v, nil, 0)
+	out := failureOutcome(t, exploreSeed, t.Plan, Options{Check: o.Check, Strict: o.Strict}, &failure{kind: model.Hang,
+		detail: fmt.Sprintf("the run did not finish in %s of wall-clock time: a loop that never calls its Env?", o.HangAfter)})
 	out.Schedule = &s
 	return out
 }

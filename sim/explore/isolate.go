@@ -647,10 +647,17 @@ func (r *isolated) results(replies []seedReply, plan *faults.Plan) []seedResult 
 // finding is the outcome of a seed whose worker failed: one violation of
 // the failure's kind, which every variant promises against.
 func (r *isolated) finding(seed uint64, plan *faults.Plan, f *failure) seedResult {
+	return seedResult{out: failureOutcome(r.t, seed, plan, r.run, f), byWorker: true}
+}
+
+// failureOutcome is the outcome of a run that never ended normally (its
+// worker crashed, or it hung): one violation of f's kind, which every
+// variant promises against, and no history.
+func failureOutcome(t Target, seed uint64, plan *faults.Plan, run Options, f *failure) Outcome {
 	v := model.Verdict{Violations: []model.Violation{{Kind: f.kind, Clients: []int{}, Story: f.detail}}}
-	o := outcomeRecord{Seed: seed, Verdict: &v}.outcome(r.t, plan, r.run, true)
-	o.Findings = Classify(r.t.Variant.Envelope, v, nil, 0)
-	return seedResult{out: o, byWorker: true}
+	o := outcomeRecord{Seed: seed, Verdict: &v}.outcome(t, plan, run, true)
+	o.Findings = Classify(t.Variant.Envelope, v, nil, 0)
+	return o
 }
 
 func (r *isolated) close() {
