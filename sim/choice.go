@@ -214,7 +214,7 @@ func (p *process) offer(s Step) {
 	s.Client, s.Holding, s.Acquiring, s.At = p.idx, p.holding && !p.beliefEnded, p.openOp == model.AcquireCall, w.now
 	s.Members = w.views[w.gen]
 	if s.Node < 0 && s.Holding {
-		s.KeyNodes = w.placement(s.Members, LockKey)
+		s.KeyNodes = w.keyNodes()
 	}
 	if s.Holding && p.validUntil > w.now {
 		s.ValidityLeft = p.validUntil - w.now

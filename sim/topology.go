@@ -86,6 +86,16 @@ func (w *world) placement(members []int, key string) []int {
 	return w.ring.replicas(members, key, w.cfg.Replication)
 }
 
+// keyNodes is the lock key's nodes under the true membership now, placed
+// once per topology generation (an Injector's Step asks at every holder's
+// fault point).
+func (w *world) keyNodes() []int {
+	if w.keyNodesGen != w.gen+1 {
+		w.keyNodesOf, w.keyNodesGen = w.placement(w.views[w.gen], LockKey), w.gen+1
+	}
+	return w.keyNodesOf
+}
+
 // initialMembers is the membership a run starts with.
 func (w *world) initialMembers() []int {
 	n := w.cfg.Replication

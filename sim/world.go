@@ -27,12 +27,16 @@ type world struct {
 	// Topology (topology.go): every membership so far, by generation, and
 	// the true one now; restores are the memberships temporary changes
 	// replaced.
-	isRing   bool
-	ring     ring
-	views    [][]int
-	gen      int
-	restores []topologyRestore
-	topoRand stream // when each client learns of a change that spreads
+	isRing bool
+	ring   ring
+	views  [][]int
+	gen    int
+	// keyNodesOf is the lock key's nodes at generation keyNodesGen-1
+	// (keyNodes; 0: not placed yet).
+	keyNodesOf  []int
+	keyNodesGen int
+	restores    []topologyRestore
+	topoRand    stream // when each client learns of a change that spreads
 	// pendingMoves are plan events (topology, while-held) waiting for a grant.
 	pendingMoves []int
 
