@@ -11,9 +11,13 @@ require (
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-analyze/bulk v0.1.6 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	github.com/yuin/gopher-lua v1.1.2 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/image v0.45.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a // indirect

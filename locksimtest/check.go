@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
@@ -57,6 +59,10 @@ type settings struct {
 	config    *sim.Config
 	inProcess bool
 	err       error
+	// CheckRedis's
+	name         string
+	envelope     *algorithm.Envelope
+	redisOptions func(*redis.Options)
 }
 
 // Faults names the fault classes each seed draws from, comma-separated,
@@ -108,6 +114,13 @@ func Check(t *testing.T, v algorithm.Variant, opts ...Option) {
 	if !s.inProcess {
 		iso = &explore.Isolation{Command: explore.TestWorkerCommand(t.Name())}
 	}
+	checkTarget(t, target, s, iso)
+}
+
+// checkTarget is Check's and CheckRedis's: replay a file, run a seed, or
+// sweep.
+func checkTarget(t *testing.T, target explore.Target, s settings, iso *explore.Isolation) {
+	t.Helper()
 	switch {
 	case *replayFlag != "":
 		replay(t, target, *replayFlag, iso)
@@ -173,18 +186,20 @@ func replay(t *testing.T, target explore.Target, path string, iso *explore.Isola
 	if err != nil {
 		t.Fatalf("locksim.replay %s: %v", path, err)
 	}
+	rt := r.Target()
+	rt.Runner = target.Runner
 	opt := explore.DefaultOptions()
 	opt.Keep, opt.Check, opt.Schedule = true, r.CheckOptions(), r.Schedule
 	if r.Schedule != nil {
 		iso = nil // an explored schedule ran in process; it replays there
 	}
-	o, err := explore.Run(r.Target(), r.Seed, &r.Plan, opt, iso)
+	o, err := explore.Run(rt, r.Seed, &r.Plan, opt, iso)
 	if err != nil {
 		t.Fatal(err)
 	}
 	same := fmt.Sprintf("%016x", o.Hash) == r.TraceHash
 	t.Logf("locksim: replayed %s: trace hash %016x, recorded %s (%s)", path, o.Hash, r.TraceHash, map[bool]string{true: "the same run", false: "another run"}[same])
-	report(t, r.Target(), o, "replay of "+path)
+	report(t, rt, o, "replay of "+path)
 }
 
 // report fails t if o is a bug of the target's variant, with everything

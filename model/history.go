@@ -144,6 +144,10 @@ type History struct {
 	// DataLoss the times a client destroyed some of it, in time order.
 	AppData  []string   `json:"app_data,omitempty"`
 	DataLoss []DataLost `json:"data_loss,omitempty"`
+	// Unsupported names the commands the lock sent that the simulator does
+	// not simulate (a simulated Redis node answered each with Redis's
+	// unknown-command error), sorted.
+	Unsupported []string `json:"unsupported,omitempty"`
 }
 
 // DataLost is the application's data under Key on Node destroyed by a
@@ -278,6 +282,18 @@ type Metrics struct {
 type Verdict struct {
 	Violations []Violation `json:"violations,omitempty"`
 	Metrics    Metrics     `json:"metrics"`
+	// Unsupported is the history's: commands the lock used that locksim
+	// does not simulate. A verdict with any says so: the run is not what
+	// the lock does against a real server.
+	Unsupported []string `json:"unsupported,omitempty"`
+}
+
+// UnsupportedNote is the sentence a report prints for v.Unsupported, or "".
+func (v Verdict) UnsupportedNote() string {
+	if len(v.Unsupported) == 0 {
+		return ""
+	}
+	return "note: the lock sent commands locksim does not simulate (each got Redis's unknown-command error): " + strings.Join(v.Unsupported, ", ")
 }
 
 // OK reports whether there is no violation.
@@ -305,12 +321,18 @@ type TraceEvent struct {
 // line per violation, its kind, true time and story.
 func (v Verdict) String() string {
 	if v.OK() {
+		if n := v.UnsupportedNote(); n != "" {
+			return "ok, no violation\n" + n
+		}
 		return "ok, no violation"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "VIOLATION (%d)", len(v.Violations))
 	for _, x := range v.Violations {
 		fmt.Fprintf(&b, "\n  %s", x)
+	}
+	if n := v.UnsupportedNote(); n != "" {
+		b.WriteString("\n" + n)
 	}
 	return b.String()
 }

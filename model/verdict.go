@@ -33,6 +33,7 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 		return Verdict{}, err
 	}
 	var v Verdict
+	v.Unsupported = h.Unsupported
 	if h.Abort != nil {
 		v.Violations = append(v.Violations, abortViolation(h))
 	}

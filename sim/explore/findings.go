@@ -131,5 +131,8 @@ func (o Outcome) String() string {
 	for _, f := range o.Findings {
 		fmt.Fprintf(&b, "\n  %s", f)
 	}
+	if n := o.Verdict.UnsupportedNote(); n != "" {
+		b.WriteString("\n  " + n)
+	}
 	return b.String()
 }

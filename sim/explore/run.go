@@ -52,6 +52,21 @@ type Target struct {
 	// PCT, when set, schedules each seed's message deliveries by client
 	// priorities (pct.go) instead of the seed's latency draws.
 	PCT *PCT
+	// Runner, when set, runs each seed instead of sim.Run: another way of
+	// running the variant (realredis runs unmodified Redis clients), which
+	// then needs no algorithm.Lock. Sweeps, replays, repros and
+	// minimisation go through it unchanged; schedules and PCT do not.
+	Runner Runner
+}
+
+// Runner is another way to run a seed than sim.Run's coroutines.
+type Runner interface {
+	// Run runs the scenario (its Variant names the lock and its envelope;
+	// Choices is never set).
+	Run(sim.Scenario) (sim.Result, error)
+	// Fit returns a drawn plan without what this runner cannot do: the
+	// plan as it will run, and as breaches are judged against.
+	Fit(faults.Plan) faults.Plan
 }
 
 // DefaultTarget is what locksim sweep -variant v -faults classes explores:
@@ -177,8 +192,11 @@ func (t Target) Validate() error {
 	if err := t.Config.Validate(); err != nil {
 		return err
 	}
-	if t.Variant.Name == "" || t.Variant.New == nil {
+	if t.Variant.Name == "" || t.Variant.New == nil && t.Runner == nil {
 		return fmt.Errorf("target: variant %q has no name or no constructor", t.Variant.Name)
+	}
+	if t.Runner != nil && t.PCT != nil {
+		return errors.New("target: PCT schedules the kernel's deliveries; this target runs its seeds another way")
 	}
 	if err := t.Shape().Validate(); err != nil {
 		return err
@@ -212,7 +230,11 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 		return *t.Plan
 	}
 	t = t.At(seed)
-	return faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
+	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
+	if t.Runner != nil {
+		p = t.Runner.Fit(p)
+	}
+	return p
 }
 
 // buffersPool lends simulator memory to runs whose history is not kept.
@@ -239,11 +261,17 @@ func DefaultOptions() Options { return Options{Check: model.DefaultCheckOptions(
 
 // RunPlan runs and checks one scenario with an explicit plan.
 func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, error) {
-	if t.Variant.New == nil {
+	if t.Variant.New == nil && t.Runner == nil {
 		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
 	cfg := t.At(seed).Config
 	under := cfg.Under(plan)
+	if t.Runner != nil {
+		if opt.Schedule != nil {
+			return Outcome{}, fmt.Errorf("variant %q runs its seeds another way: it cannot follow a schedule", t.Variant.Name)
+		}
+		return runWith(t.Runner.Run, t.Variant, cfg, seed, t.Runner.Fit(plan), opt, nil)
+	}
 	switch {
 	case opt.Schedule != nil:
 		return runSchedule(t.Variant, cfg, seed, plan, opt, newScheduleChooser(*opt.Schedule, under, -1, nil, true))
@@ -277,6 +305,11 @@ func RunSeed(t Target, seed uint64, opt Options) (Outcome, error) {
 // runVariant runs and checks one scenario; choices, when set, makes the
 // Chooser of its choice points (Scenario.Choices).
 func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, choices func(sim.Chooser) sim.Chooser) (out Outcome, err error) {
+	return runWith(sim.Run, v, cfg, seed, plan, opt, choices)
+}
+
+// runWith runs and checks one scenario with run (sim.Run, or a Runner's).
+func runWith(run func(sim.Scenario) (sim.Result, error), v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Plan, opt Options, choices func(sim.Chooser) sim.Chooser) (out Outcome, err error) {
 	// A buggy algorithm never panics out of sim.Run (the simulator turns it
 	// into a finding); a bug in locksim itself must still become an error
 	// naming the seed, not a stack trace in the middle of a sweep or replay.
@@ -292,7 +325,7 @@ func runVariant(v algorithm.Variant, cfg sim.Config, seed uint64, plan faults.Pl
 		defer buffersPool.Put(b)
 		sc.Buffers = b
 	}
-	res, err := sim.Run(sc)
+	res, err := run(sc)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}

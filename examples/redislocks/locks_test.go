@@ -1,0 +1,81 @@
+package redislocks
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/locksimtest"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/realredis"
+	"github.com/locksim/locksim/variants"
+)
+
+var long = flag.Bool("long", false, "sweep tens of thousands of seeds per lock (the verdicts in reports/VARIANTS.md)")
+
+func redlockEnvelope() algorithm.Envelope {
+	v, err := variants.Lookup("redlock")
+	if err != nil {
+		panic(err)
+	}
+	return v.Envelope
+}
+
+// The naive lock fails: two holders, found by the default sweep, with a
+// seed that replays to the same hash and shrinks.
+func TestNaiveLockHasTwoHolders(t *testing.T) {
+	lock := realredis.Lock{Name: "naive-go-redis", New: Naive}
+	target := explore.Target{Variant: lock.Variant(), Config: realredis.DefaultConfig(),
+		Classes: []faults.Class{faults.ClassAll}, Runner: realredis.Runner{T: t, Lock: lock}}
+	res, err := explore.Sweep(target, explore.SweepOptions{From: 1, Count: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed == 0 {
+		t.Fatalf("the naive lock passed 200 seeds: %+v", res)
+	}
+	f := res.Failures[0]
+	if _, ok := f.Verdict.First(model.MutualExclusion); !ok {
+		t.Fatalf("the naive lock's first failure is not two holders: %s", f)
+	}
+	again, err := explore.RunPlan(target, f.Seed, f.Plan, explore.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Hash != f.Hash {
+		t.Fatalf("seed %d replays to %016x, swept as %016x", f.Seed, again.Hash, f.Hash)
+	}
+	m, err := explore.Minimize(target, f.Seed, f.Plan, model.MutualExclusion, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("seed %d: %s\nminimised from %d to %d faults in %d runs:\n%s", f.Seed, f.Verdict, m.SizeBefore, m.SizeAfter, m.Runs, m.Outcome)
+}
+
+// redsync over three masters, inside Redlock's envelope.
+func TestRedsyncThreeMasters(t *testing.T) {
+	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-3"), locksimtest.Envelope(redlockEnvelope()), seeds(200))
+}
+
+// redsync over five masters.
+func TestRedsyncFiveMasters(t *testing.T) {
+	c := realredis.DefaultConfig()
+	c.Nodes, c.Replication = 5, 5
+	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-5"), locksimtest.Envelope(redlockEnvelope()), locksimtest.Config(c), seeds(200))
+}
+
+// bsm/redislock over one node.
+func TestRedislockOneNode(t *testing.T) {
+	c := realredis.DefaultConfig()
+	c.Nodes, c.Replication = 1, 1
+	locksimtest.CheckRedis(t, Redislock, locksimtest.Name("redislock"), locksimtest.Envelope(redlockEnvelope()), locksimtest.Config(c), seeds(200))
+}
+
+func seeds(n int) locksimtest.Option {
+	if *long {
+		n = 20_000
+	}
+	return locksimtest.Seeds(n)
+}

@@ -1,0 +1,91 @@
+package locksimtest
+
+import (
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/realredis"
+)
+
+// Locker is your lock as the workload drives it: Lock (with the instant
+// its validity ends, or zero), Unlock, and, if it has one, Extend
+// (realredis.Extender).
+type Locker = realredis.Locker
+
+// RedisClient is what your constructor gets for one simulated client
+// thread: a go-redis client per simulated Redis node, the TTL to wire the
+// lock with, and a seeded random stream to feed the library's random
+// choices (lock values, retry delays), so that runs replay.
+type RedisClient = realredis.Client
+
+// DefaultRedisSeeds is how many seeds CheckRedis sweeps without Seeds.
+const DefaultRedisSeeds = 300
+
+// Name names the lock in reports and repro files (CheckRedis; "redis-lock"
+// by default).
+func Name(name string) Option { return func(s *settings) { s.name = name } }
+
+// Envelope is what the lock promises and assumes of the world (CheckRedis;
+// by default it promises everything and assumes nothing).
+func Envelope(e algorithm.Envelope) Option { return func(s *settings) { s.envelope = &e } }
+
+// RedisOptions adjusts the go-redis options of every client locksim makes
+// (timeouts, pool size, retries) to match your deployment. locksim sets
+// the dialer and switches go-redis's retry backoff jitter off afterwards
+// (it draws from the global math/rand).
+func RedisOptions(f func(*redis.Options)) Option { return func(s *settings) { s.redisOptions = f } }
+
+// CheckRedis breaks a lock built on real Redis clients: your own wiring of
+// redsync, redislock or plain go-redis, unmodified, against simulated Redis
+// nodes (realredis.DefaultConfig: three of them) under faults. newLock
+// builds one client thread's lock from its clients:
+//
+//	func TestMyRedisLock(t *testing.T) {
+//		locksimtest.CheckRedis(t, func(c *locksimtest.RedisClient) locksimtest.Locker {
+//			return newMyLock(c.Nodes, c.TTL, c.Rand)
+//		}, locksimtest.Envelope(myEnvelope), locksimtest.Seeds(500))
+//	}
+//
+// Each seed runs in a testing/synctest bubble: the library's goroutines,
+// timers and contexts run on the bubble's clock, and locksim's coordinator
+// orders every request, so a seed replays to the same trace hash. The
+// report, repro file and replay lines are Check's. What this mode does not
+// draw (host clocks, topology changes, duplication) is realredis.Fit's.
+func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Option) {
+	t.Helper()
+	s := settings{classes: "all", seeds: DefaultRedisSeeds, name: "redis-lock"}
+	for _, o := range opts {
+		o(&s)
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	if newLock == nil {
+		t.Fatal("locksimtest.CheckRedis: the lock's constructor is nil")
+	}
+	classes, err := faults.ParseClasses(s.classes)
+	if err != nil {
+		t.Fatalf("locksimtest.Faults: %v", err)
+	}
+	lock := realredis.Lock{Name: s.name, Summary: "a lock over real go-redis clients", New: newLock, Options: s.redisOptions}
+	if s.envelope != nil {
+		lock.Envelope = *s.envelope
+	}
+	target := explore.Target{Variant: lock.Variant(), Config: realredis.DefaultConfig(), Classes: classes,
+		Runner: realredis.Runner{T: t, Lock: lock}}
+	if s.config != nil {
+		target.Config = *s.config
+	}
+	if err := target.Validate(); err != nil {
+		t.Fatalf("locksimtest: %v", err)
+	}
+	var iso *explore.Isolation
+	if !s.inProcess {
+		iso = &explore.Isolation{Command: explore.TestWorkerCommand(t.Name())}
+	}
+	checkTarget(t, target, s, iso)
+}

@@ -1,0 +1,445 @@
+package realredis
+
+import (
+	"bytes"
+	"cmp"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing/synctest"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/redisnode"
+)
+
+// world is one run: the coordinator's state. Only the coordinator
+// goroutine touches it, except where a field says otherwise.
+type world struct {
+	cfg   sim.Config
+	plan  faults.Plan
+	lock  Lock
+	seed  uint64
+	epoch time.Time
+	end   int64
+
+	nodes    []*node
+	clients  []*client
+	q        queue
+	seq      uint64
+	net      *rand.Rand
+	parts    []partition
+	conns    int   // dialled so far
+	requests int64 // sent by the clients
+	// quarantine: a restarted node stays down one TTL more (the lock's
+	// envelope relies on it and the plan did not lapse it).
+	quarantine bool
+
+	// The inbox: what client goroutines posted since the coordinator last
+	// looked. Guarded by imu; wake tells the coordinator.
+	imu   sync.Mutex
+	inbox []inboxItem
+	wake  chan struct{}
+	exits int // client goroutines that have returned (imu)
+
+	staged []stagedEffect // published after the instant's events
+
+	hmu    sync.Mutex // guards the clients' event lists
+	hist   model.History
+	events int64
+
+	hash    hash.Hash64
+	tracing bool
+	trace   []model.TraceEvent
+	scratch []byte
+
+	ended       bool
+	lingerUntil int64             // after the clients stopped: the end of the quiet spell
+	noAnswer    []chan dialResult // dials left unanswered (a partition, a black hole)
+	ctx         context.Context
+	cancel      context.CancelFunc
+	err         error // the run cannot go on (a tie it cannot order)
+	abort       *model.Abort
+}
+
+type node struct {
+	store       *redisnode.Node
+	down        int // open crash windows
+	blackHole   int // of them, those that do not answer
+	wipe        bool
+	quarantined bool // down for its quarantine after a restart
+	clogUntil   int64
+	offset      int64
+	driftPPM    int64
+	jumps       []jump
+	conns       []*conn // live connections
+}
+
+type jump struct{ at, delta int64 }
+
+// nodeEpoch is a node's clock reading when the run begins, before its
+// offset: 2000-01-01 in Unix nanoseconds, the bubble's own start, so that
+// TIME answers a date and no offset a plan draws makes a reading negative.
+const nodeEpoch = 946_684_800 * int64(time.Second)
+
+// local is the node's clock reading at true time t (the simulator's
+// arithmetic: offset, drift, jumps at or before t).
+func (n *node) local(t int64) int64 {
+	l := nodeEpoch + t + n.offset + faults.DriftAt(n.driftPPM, t)
+	for _, j := range n.jumps {
+		if j.at <= t {
+			l += j.delta
+		}
+	}
+	return l
+}
+
+type partition struct {
+	id     int
+	nodes  uint64
+	hosts  uint64
+	oneWay bool
+}
+
+type inboxKind uint8
+
+const (
+	itemRequest inboxKind = iota
+	itemDial
+	itemResource
+)
+
+type inboxItem struct {
+	kind inboxKind
+	at   time.Time
+	conn *conn
+	args [][]byte
+	// dials and resource accesses
+	client, node int
+	dial         chan dialResult
+	res          *resourceCall
+}
+
+type dialResult struct {
+	c   *conn
+	err error
+}
+
+// stagedEffect is something the coordinator did to a client's side that
+// the clients see only at publish.
+type stagedEffect struct {
+	conn  *conn
+	data  []byte // reply bytes to deliver
+	reply bool   // data is one reply (answered++)
+	reset bool
+	dial  chan dialResult
+	dr    dialResult
+	res   *resourceCall
+}
+
+func (w *world) post(it inboxItem) {
+	w.imu.Lock()
+	w.inbox = append(w.inbox, it)
+	w.imu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// now is the bubble's clock as true time since the run began.
+func (w *world) now() int64 { return int64(time.Since(w.epoch)) }
+
+// loop is the coordinator. Each turn it waits until every other goroutine
+// of the bubble is durably blocked, so nothing runs but it; then it takes
+// what the clients posted, in an order of its own, and processes the
+// events due now; what that does to the clients' side is published at
+// once, and they run again. Timers due at an instant run before the
+// deliveries at that instant (they fire as time reaches it, and the wait
+// lets them settle first).
+func (w *world) loop() {
+	for {
+		synctest.Wait()
+		if w.getErr() != nil {
+			w.shutdown()
+		}
+		if w.drain() {
+			w.publish()
+			continue
+		}
+		now := w.now()
+		if w.q.Len() > 0 && w.q.peek().at <= now {
+			for w.q.Len() > 0 && w.q.peek().at <= now {
+				w.process(heap.Pop(&w.q).(*event))
+			}
+			w.publish()
+			continue
+		}
+		w.imu.Lock()
+		done := w.exits == len(w.clients)
+		w.imu.Unlock()
+		next := int64(-1)
+		if w.q.Len() > 0 {
+			next = w.q.peek().at
+		}
+		if done && w.ended {
+			// The clients have stopped and closed their connections; the
+			// library's own goroutines (a dial's retries) may still be
+			// winding down on timers, and the bubble cannot end before
+			// they do. They get virtual time until a quiet spell passes.
+			if w.lingerUntil == 0 {
+				w.lingerUntil = now + int64(linger)
+			}
+			if now >= w.lingerUntil {
+				return
+			}
+			if next < 0 || next > w.lingerUntil {
+				next = w.lingerUntil
+			}
+		}
+		if next < 0 {
+			<-w.wake
+			continue
+		}
+		t := time.NewTimer(time.Duration(next - now))
+		select {
+		case <-w.wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// drain takes the inbox in a deterministic order: by the instant posted,
+// client, node, kind and bytes; a connection's requests stay in the order
+// written. Two different items with equal keys would be ordered by
+// goroutine arrival: the run fails instead (w.err).
+func (w *world) drain() bool {
+	w.imu.Lock()
+	items := w.inbox
+	w.inbox = nil
+	w.imu.Unlock()
+	if len(items) == 0 {
+		return false
+	}
+	w.lingerUntil = 0
+	type batch struct {
+		first inboxItem
+		reqs  [][][]byte
+	}
+	var batches []*batch
+	byConn := map[*conn]*batch{}
+	for _, it := range items {
+		if it.kind == itemRequest {
+			if b := byConn[it.conn]; b != nil {
+				b.reqs = append(b.reqs, it.args)
+				continue
+			}
+			b := &batch{first: it, reqs: [][][]byte{it.args}}
+			byConn[it.conn] = b
+			batches = append(batches, b)
+			continue
+		}
+		batches = append(batches, &batch{first: it})
+	}
+	key := func(b *batch) (int64, int, int, inboxKind, []byte) {
+		it := b.first
+		c, n := it.client, it.node
+		if it.kind == itemRequest {
+			c, n = it.conn.client, it.conn.node
+		}
+		var bs []byte
+		if len(b.reqs) > 0 {
+			bs = bytes.Join(b.reqs[0], []byte{0})
+		}
+		if it.res != nil {
+			bs = []byte{byte(it.res.op)}
+		}
+		return int64(it.at.Sub(w.epoch)), c, n, it.kind, bs
+	}
+	slices.SortStableFunc(batches, func(a, b *batch) int {
+		at, ac, an, ak, ab := key(a)
+		bt, bc, bn, bk, bb := key(b)
+		return cmp.Or(cmp.Compare(at, bt), cmp.Compare(ac, bc), cmp.Compare(an, bn), cmp.Compare(ak, bk), bytes.Compare(ab, bb))
+	})
+	for i := 1; i < len(batches); i++ {
+		at, ac, an, ak, ab := key(batches[i-1])
+		bt, bc, bn, bk, bb := key(batches[i])
+		if at == bt && ac == bc && an == bn && ak == bk && bytes.Equal(ab, bb) && ak != itemDial {
+			w.setErr(fmt.Errorf("client %s sent node n%d two identical requests at %s on two connections (%s): locksim cannot order them without the scheduler; make requests differ (a lock value unique per client and attempt)",
+				w.clients[ac].name, an, model.Seconds(at), quote(batches[i].reqs[0])))
+			return true
+		}
+	}
+	for _, b := range batches {
+		switch b.first.kind {
+		case itemRequest:
+			for _, args := range b.reqs {
+				w.sendRequest(b.first.conn, args, w.now())
+			}
+		case itemDial:
+			w.dial(b.first)
+		case itemResource:
+			w.sendResource(b.first.res)
+		}
+	}
+	return true
+}
+
+// publish makes the instant's effects visible: every change first, under
+// each connection's lock, then the wake-ups, so that a client that wakes
+// sees the whole instant.
+func (w *world) publish() {
+	if len(w.staged) == 0 {
+		return
+	}
+	for _, s := range w.staged {
+		if c := s.conn; c != nil {
+			c.mu.Lock()
+			if s.data != nil && !c.closed {
+				c.in = append(c.in, s.data...)
+			}
+			if s.reply {
+				c.answered++
+			}
+			if s.reset {
+				c.reset = true
+			}
+			c.mu.Unlock()
+		}
+	}
+	for _, s := range w.staged {
+		switch {
+		case s.conn != nil:
+			s.conn.signal()
+		case s.dial != nil:
+			s.dial <- s.dr
+		case s.res != nil:
+			s.res.done <- struct{}{}
+		}
+	}
+	w.staged = w.staged[:0]
+}
+
+// shutdown ends the run: the clients' context is cancelled, every
+// connection reset, every dial refused from now on.
+func (w *world) shutdown() {
+	if w.ended {
+		return
+	}
+	w.ended = true
+	for _, ch := range w.noAnswer {
+		w.staged = append(w.staged, stagedEffect{dial: ch, dr: dialResult{err: errRefuse}})
+	}
+	w.noAnswer = nil
+	for _, n := range w.nodes {
+		for _, c := range n.conns {
+			w.staged = append(w.staged, stagedEffect{conn: c, reset: true})
+			c.dead = true
+		}
+		n.conns = nil
+	}
+	w.publish()
+	w.cancel()
+}
+
+// record adds a history event of client c at true time t (the clients'
+// goroutines and the coordinator both record; merged at the end).
+func (w *world) record(c *client, e model.Event) {
+	w.hmu.Lock()
+	e.Client = c.idx
+	c.events = append(c.events, e)
+	w.hmu.Unlock()
+}
+
+// note hashes one coordinator event and, when tracing, keeps its text.
+func (w *world) note(at int64, what string) {
+	w.events++
+	w.scratch = binary.LittleEndian.AppendUint64(w.scratch[:0], uint64(at))
+	w.scratch = append(w.scratch, what...)
+	w.hash.Write(w.scratch)
+	if w.tracing {
+		w.trace = append(w.trace, model.TraceEvent{Time: at, Seq: uint64(w.events), What: what})
+	}
+}
+
+func quote(args [][]byte) string {
+	var b bytes.Buffer
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if i == 6 {
+			b.WriteString("…")
+			break
+		}
+		if len(a) > 40 {
+			fmt.Fprintf(&b, "%q…", a[:40])
+			continue
+		}
+		if bytes.ContainsAny(a, " \"\n\r\t") || len(a) == 0 {
+			fmt.Fprintf(&b, "%q", a)
+			continue
+		}
+		b.Write(a)
+	}
+	return b.String()
+}
+
+// linger is how long the bubble waits, after the clients stopped, for
+// the library's goroutines to wind down: a quiet spell with nothing sent.
+const linger = 30 * time.Second
+
+// The event queue, by (time, sequence number).
+
+type eventKind uint8
+
+const (
+	evRequest eventKind = iota + 1
+	evReply
+	evFaultStart
+	evFaultEnd
+	evResource
+	evResourceReply
+	evEnd
+)
+
+type event struct {
+	at   int64
+	seq  uint64
+	kind eventKind
+	conn *conn
+	args [][]byte
+	data []byte
+	idx  int
+	res  *resourceCall
+}
+
+type queue []*event
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	return q[i].at < q[j].at || q[i].at == q[j].at && q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
+func (q *queue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+func (q queue) peek() *event { return q[0] }
+
+func (w *world) push(e *event) {
+	w.seq++
+	e.seq = w.seq
+	heap.Push(&w.q, e)
+}

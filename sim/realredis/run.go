@@ -1,0 +1,258 @@
+package realredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/redisnode"
+)
+
+// Scenario is one run: a lock in a world under a plan, from a seed.
+type Scenario struct {
+	Config sim.Config
+	Lock   Lock
+	Seed   uint64
+	Plan   faults.Plan
+	Trace  bool
+}
+
+// Result is a run's history and hash, and what the nodes were sent that
+// locksim does not simulate.
+type Result struct {
+	sim.Result
+	Unsupported []string
+}
+
+// RunTest runs sc in a synctest bubble of its own, under t (a bubble needs
+// a testing.T: this mode runs from go test). It may be called from several
+// goroutines at once.
+func RunTest(t *testing.T, sc Scenario) (res Result, err error) {
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
+	defer func() {
+		if r := recover(); r != nil {
+			// synctest's own: the bubble could not end.
+			res, err = Result{}, fmt.Errorf("realredis: seed %d: %v (the lock's goroutines were still blocked after its clients stopped, their connections closed, and %s of quiet)", sc.Seed, r, linger)
+		}
+	}()
+	synctest.Test(t, func(*testing.T) { res, err = Run(sc) })
+	return res, err
+}
+
+// go-redis logs failed dials from its pool to its global logger, with the
+// bubble's clock (the year 2000): noise in a test's output. A process
+// that runs locksim's Redis mode silences it.
+var quietOnce sync.Once
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// Run runs sc; it must be called inside a synctest bubble (RunTest).
+func Run(sc Scenario) (Result, error) {
+	if !inBubble() {
+		return Result{}, errors.New("realredis: Run must run inside a testing/synctest bubble: call RunTest (or locksimtest.CheckRedis) from a test")
+	}
+	if sc.Lock.New == nil {
+		return Result{}, fmt.Errorf("realredis: lock %q has no constructor", sc.Lock.Name)
+	}
+	cfg := sc.Config.Under(sc.Plan)
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	if cfg.Nodes > 64 || cfg.Hosts > 64 {
+		return Result{}, errors.New("realredis: at most 64 nodes and 64 hosts")
+	}
+	plan := Fit(sc.Plan)
+	w := &world{cfg: cfg, plan: plan, lock: sc.Lock, seed: sc.Seed, epoch: time.Now(), end: int64(cfg.Duration),
+		wake: make(chan struct{}, 1), hash: fnv.New64a(), tracing: sc.Trace,
+		net: rand.New(rand.NewPCG(sc.Seed, 0x6e6574))}
+	w.quarantine = sc.Lock.Envelope.Quarantined() && !plan.Deployment.NoQuarantine
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	defer w.cancel()
+	for range cfg.Nodes {
+		w.nodes = append(w.nodes, &node{store: redisnode.New()})
+	}
+	for _, c := range plan.Clocks {
+		n := w.nodes[c.Index]
+		n.offset, n.driftPPM = int64(c.Offset), c.DriftPPM
+	}
+	for h := range cfg.Hosts {
+		for t := range cfg.ThreadsPerHost {
+			i := len(w.clients)
+			w.clients = append(w.clients, &client{w: w, idx: i, host: h, name: fmt.Sprintf("h%d/t%d", h, t),
+				rnd: rand.New(rand.NewPCG(sc.Seed, 0x636c69<<8|uint64(i)))})
+			w.hist.Clients = append(w.hist.Clients, model.Client{Name: w.clients[i].name, Host: fmt.Sprintf("h%d", h)})
+		}
+	}
+	for _, e := range plan.Events {
+		if e.Kind == faults.Pause && e.Point == "" && e.Client < len(w.clients) {
+			c := w.clients[e.Client]
+			c.pauses = append(c.pauses, [2]int64{int64(e.At), int64(e.At + e.For)})
+		}
+	}
+	w.hist.TTL, w.hist.Think, w.hist.End, w.hist.Replicas = cfg.TTL, cfg.ThinkMax, w.end, cfg.Nodes
+	w.scheduleFaults()
+	w.push(&event{at: w.end, kind: evEnd})
+	for _, c := range w.clients {
+		go c.run(w.ctx)
+	}
+	w.loop()
+	for _, c := range w.clients {
+		c.finish()
+	}
+
+	w.hist.Events = w.merge()
+	w.hist.Abort = w.abort
+	slices.SortStableFunc(w.hist.Pauses, func(a, b model.PointPause) int {
+		if a.Time != b.Time {
+			return compare(a.Time, b.Time)
+		}
+		return compare(int64(a.Client), int64(b.Client))
+	})
+	if err := w.getErr(); err != nil && !errors.Is(err, errAbort) {
+		return Result{}, err
+	}
+	if w.requests == 0 && w.abort == nil {
+		for _, e := range w.hist.Events {
+			if e.Kind == model.AcquireReturn {
+				return Result{}, fmt.Errorf("realredis: lock %q sent no request to the simulated nodes in a run where its clients acquired: build it on RedisClient.Nodes (a client of its own dials the real network, which locksim does not serve)", sc.Lock.Name)
+			}
+		}
+	}
+	var un []string
+	for _, n := range w.nodes {
+		un = append(un, n.store.Unsupported()...)
+	}
+	slices.Sort(un)
+	un = slices.Compact(un)
+	for _, e := range w.hist.Events {
+		w.scratch = fmt.Appendf(w.scratch[:0], "%d %d %d %v %d %d %d %s", e.Time, e.Client, e.Kind, e.Granted, e.ValidUntilTrue, e.Value, e.Sent, e.Reason)
+		w.hash.Write(w.scratch)
+	}
+	w.hist.Unsupported = un
+	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un}, nil
+}
+
+func compare(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// merge puts the clients' events in one history: by time, then client,
+// then each client's own order; sequence numbers follow.
+func (w *world) merge() []model.Event {
+	var all []model.Event
+	for _, c := range w.clients {
+		all = append(all, c.events...)
+	}
+	slices.SortStableFunc(all, func(a, b model.Event) int {
+		if a.Time != b.Time {
+			return compare(a.Time, b.Time)
+		}
+		return compare(int64(a.Client), int64(b.Client))
+	})
+	for i := range all {
+		all[i].Seq = uint64(i + 1)
+	}
+	return all
+}
+
+func (w *world) getErr() error {
+	w.imu.Lock()
+	defer w.imu.Unlock()
+	return w.err
+}
+
+func (w *world) setErr(err error) {
+	w.imu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.imu.Unlock()
+}
+
+// sortedLines sorts the lines of s (and redsync's "; "-joined parts).
+func sortedLines(s string) string {
+	if !strings.ContainsAny(s, "\n;") {
+		return s
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' })
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "; ")
+}
+
+// inBubble reports whether the caller is in a synctest bubble: Wait
+// panics outside one.
+func inBubble() (in bool) {
+	defer func() {
+		if recover() != nil {
+			in = false
+		}
+	}()
+	synctest.Wait()
+	return true
+}
+
+// CheckDeterminism runs sc twice in bubbles of t with tracing on and
+// returns a *sim.DeterminismError naming the first event where the runs
+// differ, if they do: the coordinator's trace first, then the histories.
+func CheckDeterminism(t *testing.T, sc Scenario) (uint64, error) {
+	sc.Trace = true
+	a, err := RunTest(t, sc)
+	if err != nil {
+		return 0, err
+	}
+	b, err := RunTest(t, sc)
+	if err != nil {
+		return 0, err
+	}
+	if a.TraceHash == b.TraceHash {
+		return a.TraceHash, nil
+	}
+	lines := func(r Result) []string {
+		var out []string
+		for _, e := range r.Trace {
+			out = append(out, model.Seconds(e.Time)+" "+e.What)
+		}
+		for _, e := range r.History.Events {
+			out = append(out, fmt.Sprintf("%s history: %s %s granted=%v value=%d %s", model.Seconds(e.Time), r.History.Clients[e.Client].Name, e.Kind, e.Granted, e.Value, e.Reason))
+		}
+		return out
+	}
+	la, lb := lines(a), lines(b)
+	for i := range max(len(la), len(lb)) {
+		x, y := "<end>", "<end>"
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return 0, &sim.DeterminismError{HashA: a.TraceHash, HashB: b.TraceHash, Index: i, LineA: x, LineB: y}
+		}
+	}
+	return 0, &sim.DeterminismError{HashA: a.TraceHash, HashB: b.TraceHash, Index: -1}
+}

@@ -1,0 +1,171 @@
+package realredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+)
+
+// naive is the lock people write first: SET NX PX, then DEL without
+// checking that the lock is still theirs.
+type naive struct {
+	c     *Client
+	tries int
+}
+
+func (l *naive) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		l.tries++
+		start := time.Now()
+		ok, err := l.c.Nodes[0].SetNX(ctx, "lock", fmt.Sprintf("%s#%d", l.c.Name, l.tries), l.c.TTL).Result()
+		if err == nil && ok {
+			return start.Add(l.c.TTL), nil
+		}
+		if ctx.Err() != nil {
+			return time.Time{}, ctx.Err()
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+func (l *naive) Unlock(ctx context.Context) error { return l.c.Nodes[0].Del(ctx, "lock").Err() }
+
+var naiveLock = Lock{Name: "naive-go-redis", New: func(c *Client) Locker { return &naive{c: c} }}
+
+func run(t *testing.T, sc Scenario) Result {
+	t.Helper()
+	res, err := RunTest(t, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestNaiveLockRunsFaultFree(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication = 1, 1
+	cfg.Duration = 30 * time.Second
+	res := run(t, Scenario{Config: cfg, Lock: naiveLock, Seed: 1})
+	v := model.Check(res.History, model.DefaultCheckOptions())
+	grants := 0
+	for _, e := range res.History.Events {
+		if e.Kind == model.AcquireReturn && e.Granted {
+			grants++
+		}
+	}
+	if grants < 5 {
+		t.Fatalf("only %d grants in 30 s fault-free; verdict %s", grants, v)
+	}
+	if !v.OK() {
+		t.Fatalf("fault-free naive lock: %s", v)
+	}
+	writes := 0
+	for _, e := range res.History.Events {
+		if e.Kind == model.ResourceWrite {
+			writes++
+		}
+	}
+	if res.History.FinalValue != int64(writes) || writes < grants-1 {
+		t.Errorf("counter %d after %d writes in %d grants", res.History.FinalValue, writes, grants)
+	}
+}
+
+func TestSameSeedSameHash(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication = 1, 1
+	cfg.Duration = 30 * time.Second
+	plan := faults.Plan{Network: faults.Network{LossPPM: 50_000}}
+	var first uint64
+	for i := range 10 {
+		res := run(t, Scenario{Config: cfg, Lock: naiveLock, Seed: 7, Plan: plan})
+		if i == 0 {
+			first = res.TraceHash
+		} else if res.TraceHash != first {
+			t.Fatalf("run %d: hash %016x, first %016x", i, res.TraceHash, first)
+		}
+	}
+}
+
+func TestConstructorPanicIsAFinding(t *testing.T) {
+	l := Lock{Name: "panics", New: func(*Client) Locker { panic("no lock for you") }}
+	cfg := DefaultConfig()
+	cfg.Duration = 5 * time.Second
+	res := run(t, Scenario{Config: cfg, Lock: l, Seed: 1})
+	if res.History.Abort == nil || res.History.Abort.Kind != model.Panic {
+		t.Fatalf("abort %+v, want a panic", res.History.Abort)
+	}
+}
+
+var _ = errors.New
+var _ redis.UniversalClient
+
+func TestRunOutsideABubbleIsAnError(t *testing.T) {
+	_, err := Run(Scenario{Config: DefaultConfig(), Lock: naiveLock, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "synctest bubble") {
+		t.Fatalf("err = %v, want one saying Run needs a bubble", err)
+	}
+}
+
+// ownClient is a lock that ignores the clients it is given.
+type ownClient struct{}
+
+func (ownClient) Lock(ctx context.Context) (time.Time, error) { return time.Time{}, nil }
+func (ownClient) Unlock(ctx context.Context) error            { return nil }
+
+func TestALockThatSendsNothingIsAnError(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Duration = 5 * time.Second
+	_, err := RunTest(t, Scenario{Config: cfg, Lock: Lock{Name: "own", New: func(*Client) Locker { return ownClient{} }}, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "RedisClient.Nodes") {
+		t.Fatalf("err = %v, want one saying the lock sent nothing to locksim's nodes", err)
+	}
+}
+
+// oddLock uses a command locksim does not simulate.
+type oddLock struct{ naive }
+
+func (l *oddLock) Unlock(ctx context.Context) error {
+	l.c.Nodes[0].Do(ctx, "OBJECT", "ENCODING", "lock")
+	return l.naive.Unlock(ctx)
+}
+
+func TestAnUnsupportedCommandIsNamedInTheVerdict(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication, cfg.Duration = 1, 1, 10*time.Second
+	l := Lock{Name: "odd", New: func(c *Client) Locker { return &oddLock{naive{c: c}} }}
+	res := run(t, Scenario{Config: cfg, Lock: l, Seed: 1})
+	v := model.Check(res.History, model.DefaultCheckOptions())
+	if !strings.Contains(v.String(), "does not simulate") || !strings.Contains(v.String(), "object") && !strings.Contains(v.String(), "OBJECT") {
+		t.Fatalf("verdict does not name the command: %s (unsupported %v)", v, res.Unsupported)
+	}
+}
+
+// The same seed gives the same trace hash under every fault class, and a
+// run that differs is named by its first divergent event.
+func TestDeterministicUnderFaults(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Duration = 40 * time.Second
+	shape := faults.Shape{Nodes: cfg.Nodes, Replication: cfg.Replication, Hosts: cfg.Hosts, Clients: cfg.Hosts * cfg.ThreadsPerHost, Duration: cfg.Duration, TTL: cfg.TTL}
+	n := 100
+	if testing.Short() {
+		n = 20
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		plan := Fit(faults.Swarm(seed, []faults.Class{faults.ClassAll}, shape))
+		if _, err := CheckDeterminism(t, Scenario{Config: cfg, Lock: naiveLock, Seed: seed, Plan: plan}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}

@@ -1,0 +1,407 @@
+package realredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+)
+
+// client is one simulated client thread: a goroutine running the workload
+// through the user's Locker.
+type client struct {
+	w      *world
+	idx    int
+	host   int
+	name   string
+	rnd    *rand.Rand // the workload's draws: think, hold, fault points
+	events []model.Event
+
+	mu  sync.Mutex
+	op  model.Kind // the operation under way (AcquireCall, ReleaseCall, 0), for in-acquire pauses
+	cur *hold      // the grant held, until its belief ended
+
+	// The coordinator's.
+	pendingPause []pendingPause
+	pauses       [][2]int64 // timed pauses, [from, to), from the plan
+}
+
+// pausedUntil is when the timed pause covering true time t ends (t when
+// none does): the client's messages wait for it.
+func (c *client) pausedUntil(t int64) int64 {
+	for _, p := range c.pauses {
+		if p[0] <= t && t < p[1] {
+			t = p[1]
+		}
+	}
+	return t
+}
+
+func (c *client) setOp(k model.Kind) {
+	c.mu.Lock()
+	c.op = k
+	c.mu.Unlock()
+}
+
+// resourceCall is one access to the protected counter, through the
+// coordinator (a reliable register over the network).
+type resourceCall struct {
+	client *client
+	op     model.Kind // ResourceRead or ResourceWrite
+	value  int64
+	sent   int64
+	got    int64
+	ok     bool
+	done   chan struct{}
+}
+
+func (w *world) sendResource(r *resourceCall) {
+	at := max(r.sent, r.client.pausedUntil(r.sent))
+	w.hist.Messages++
+	w.push(&event{at: at + w.latency(r.client, -1), kind: evResource, res: r})
+}
+
+func (w *world) resourceAccess(r *resourceCall, now int64) {
+	if w.ended {
+		w.staged = append(w.staged, stagedEffect{res: r})
+		return
+	}
+	ev := model.Event{Kind: r.op, Sent: r.sent, Accepted: true, Time: now}
+	if r.op == model.ResourceWrite {
+		w.hist.FinalValue = r.value
+		ev.Value = r.value
+	} else {
+		ev.Value = w.hist.FinalValue
+	}
+	r.got, r.ok = ev.Value, true
+	w.record(r.client, ev)
+	w.note(now, fmt.Sprintf("resource %s by %s value=%d", r.op, r.client.name, ev.Value))
+	w.hist.Messages++
+	at := now + w.latency(r.client, -1)
+	w.push(&event{at: max(at, r.client.pausedUntil(at)), kind: evResourceReply, res: r})
+}
+
+// access reads or writes the counter; false when the run ended first.
+func (c *client) access(op model.Kind, value int64) (int64, bool) {
+	r := &resourceCall{client: c, op: op, value: value, sent: c.w.now(), done: make(chan struct{}, 1)}
+	c.w.post(inboxItem{kind: itemResource, at: time.Now(), client: c.idx, res: r})
+	<-r.done
+	return r.got, r.ok
+}
+
+// rec records an event of this client now, unless the run has ended.
+func (c *client) rec(e model.Event) {
+	if e.Time == 0 {
+		e.Time = c.w.now()
+	}
+	if e.Time > c.w.end {
+		return
+	}
+	c.w.record(c, e)
+}
+
+func (c *client) between(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(c.rnd.Int64N(int64(hi-lo)+1))
+}
+
+// sleep waits d of virtual time, or until the run ends.
+func (c *client) sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// hold is one grant, as the workload sees it.
+type hold struct {
+	granted    int64 // true time of the grant
+	validUntil int64 // true time; 0: until released
+	grantEvent int   // index of the grant in c.events
+	ended      bool
+}
+
+// expired ends the belief at the validity's end if it has passed.
+func (c *client) expired(h *hold) bool {
+	if h.ended {
+		return true
+	}
+	if h.validUntil != 0 && c.w.now() >= h.validUntil {
+		h.ended = true
+		// Granted with no validity left, the belief ends at the grant.
+		c.rec(model.Event{Kind: model.BeliefEnd, Reason: "expired", Time: max(h.validUntil, h.granted)})
+	}
+	return h.ended
+}
+
+// run is the client's goroutine: build the lock, then acquire, use the
+// counter, release, think, until the run ends (or Config.Acquisitions).
+func (c *client) run(ctx context.Context) {
+	w := c.w
+	defer func() {
+		w.imu.Lock()
+		w.exits++
+		w.imu.Unlock()
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}()
+	nodes := make([]redis.UniversalClient, len(w.nodes))
+	for i := range nodes {
+		nodes[i] = redis.NewClient(w.options(c, i))
+	}
+	defer func() {
+		for _, n := range nodes {
+			n.Close()
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			w.fail(c, model.Panic, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	lc := &Client{Name: c.name, Index: c.idx, Nodes: nodes, TTL: w.cfg.TTL,
+		Rand: rand.New(rand.NewPCG(w.seed, 0xc0ffee^uint64(c.idx)))}
+	l := w.lock.New(lc)
+	if l == nil {
+		w.fail(c, model.Panic, "the lock's constructor returned a nil Locker")
+		return
+	}
+	ext, _ := l.(Extender)
+	for grants := 0; ctx.Err() == nil; {
+		c.setOp(model.AcquireCall)
+		c.rec(model.Event{Kind: model.AcquireCall})
+		until, err := l.Lock(ctx)
+		c.setOp(0)
+		if ctx.Err() != nil {
+			c.rec(model.Event{Kind: model.ClientStop, Reason: "run ended during acquire-call"})
+			return
+		}
+		if err == nil {
+			h := hold{grantEvent: -1, granted: w.now()}
+			ev := model.Event{Kind: model.AcquireReturn, Granted: true}
+			if !until.IsZero() {
+				h.validUntil = int64(until.Sub(w.epoch))
+				ev.ValidUntilTrue = h.validUntil
+			}
+			ev.Time = h.granted
+			c.rec(ev)
+			h.grantEvent = len(c.events) - 1
+			c.mu.Lock()
+			c.cur = &h
+			c.mu.Unlock()
+			c.critical(ctx, l, ext, &h)
+			c.release(ctx, l, &h)
+			if grants++; grants == w.cfg.Acquisitions {
+				return
+			}
+		} else {
+			c.rec(model.Event{Kind: model.AcquireReturn, Reason: errText(err)})
+		}
+		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
+	}
+}
+
+// finish ends the belief of a hold the workload never looked at again (it
+// was paused, or blocked, past its validity until the run ended): the
+// belief ends when the validity does, whether or not the holder notices.
+func (c *client) finish() {
+	c.mu.Lock()
+	h := c.cur
+	c.mu.Unlock()
+	if h != nil && !h.ended && h.validUntil != 0 && h.validUntil <= c.w.end {
+		h.ended = true
+		c.events = append(c.events, model.Event{Kind: model.BeliefEnd, Reason: "expired", Client: c.idx, Time: max(h.validUntil, h.granted)})
+	}
+}
+
+// critical reads the counter, holds, and writes it back plus one, stopping
+// once the validity has passed. A lock that extends holds a quarter of its
+// grants past the TTL, extending when a third of the TTL is left.
+func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) {
+	w := c.w
+	c.point(ctx, faults.AfterGrant, h)
+	if c.expired(h) || ctx.Err() != nil {
+		return
+	}
+	v, ok := c.access(model.ResourceRead, 0)
+	if !ok {
+		return
+	}
+	d := c.between(w.cfg.HoldMin, w.cfg.HoldMax)
+	if ext != nil && c.rnd.IntN(4) == 0 {
+		d = c.between(w.cfg.TTL, 5*w.cfg.TTL/2)
+	}
+	end := w.now() + int64(d)
+	for ctx.Err() == nil {
+		left := end - w.now()
+		if left <= 0 {
+			break
+		}
+		if ext != nil && h.validUntil != 0 {
+			margin := int64(w.cfg.TTL / 3)
+			if h.validUntil-w.now() <= margin {
+				if c.expired(h) {
+					return
+				}
+				until, err := ext.Extend(ctx)
+				if c.expired(h) || ctx.Err() != nil {
+					return
+				}
+				if err != nil {
+					// It cannot keep the lock: it stops using it.
+					h.ended = true
+					c.rec(model.Event{Kind: model.BeliefEnd, Reason: "extend failed: " + errText(err)})
+					return
+				}
+				if !until.IsZero() {
+					h.validUntil = int64(until.Sub(w.epoch))
+					w.hmu.Lock()
+					c.events[h.grantEvent].ValidUntilTrue = h.validUntil
+					w.hmu.Unlock()
+				}
+				continue
+			}
+			left = min(left, h.validUntil-margin-w.now())
+		}
+		c.sleep(ctx, time.Duration(left))
+	}
+	if c.expired(h) || ctx.Err() != nil {
+		return
+	}
+	c.point(ctx, faults.BetweenReadWrite, h)
+	if c.expired(h) || ctx.Err() != nil {
+		return
+	}
+	c.access(model.ResourceWrite, v+1)
+}
+
+func (c *client) release(ctx context.Context, l Locker, h *hold) {
+	c.point(ctx, faults.BeforeRelease, h)
+	if ctx.Err() != nil {
+		return
+	}
+	if !c.expired(h) {
+		h.ended = true
+		c.rec(model.Event{Kind: model.BeliefEnd, Reason: "release"})
+	}
+	c.setOp(model.ReleaseCall)
+	c.rec(model.Event{Kind: model.ReleaseCall})
+	err := l.Unlock(ctx)
+	c.setOp(0)
+	if ctx.Err() != nil {
+		c.rec(model.Event{Kind: model.ClientStop, Reason: "run ended during release-call"})
+		return
+	}
+	c.rec(model.Event{Kind: model.ReleaseReturn, Reason: errText(err)})
+}
+
+// point pauses at a fault point with the plan's probability: PauseFor, or
+// until UntilValidityLeft of the validity is left.
+func (c *client) point(ctx context.Context, p faults.Point, h *hold) {
+	pts := c.w.plan.Points
+	if pts.PausePPM == 0 || c.rnd.Uint32N(1_000_000) >= uint32(pts.PausePPM) {
+		return
+	}
+	d := int64(pts.PauseFor)
+	if pts.UntilValidityLeft != 0 && h.validUntil != 0 {
+		d = h.validUntil - c.w.now() - int64(pts.UntilValidityLeft)
+	}
+	if d <= 0 {
+		return
+	}
+	c.w.hmu.Lock()
+	c.w.hist.Pauses = append(c.w.hist.Pauses, model.PointPause{Client: c.idx, Time: c.w.now(), For: d, Point: string(p)})
+	c.w.hmu.Unlock()
+	c.sleep(ctx, time.Duration(d))
+}
+
+// errText is an error as a trace and a verdict show it: redsync joins
+// per-node errors in channel arrival order, so the lines are sorted.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return sortedLines(err.Error())
+}
+
+// options are the go-redis options of client c's connection to node i:
+// locksim's dialer, and what determinism needs.
+func (w *world) options(c *client, i int) *redis.Options {
+	o := &redis.Options{
+		Addr:         nodeAddr(i).String(),
+		PoolSize:     minPoolSize,
+		ReadTimeout:  w.cfg.RPCTimeout,
+		WriteTimeout: w.cfg.RPCTimeout,
+	}
+	if w.lock.Options != nil {
+		w.lock.Options(o)
+	}
+	o.Addr = nodeAddr(i).String()
+	o.Dialer = w.dialer(c, i)
+	// go-redis draws its retry backoff from the global math/rand: retries
+	// stay, without the backoff's jitter (they follow at once).
+	o.MinRetryBackoff, o.MaxRetryBackoff = -1, -1
+	// A client whose pool is exhausted waits on a timer from go-redis's
+	// global sync.Pool, which another bubble may have made: a fatal error
+	// ("select on synctest channel from outside bubble"). A pool this
+	// large is never exhausted by one client thread.
+	o.PoolSize = max(o.PoolSize, minPoolSize)
+	o.ConnMaxLifetimeJitter = 0
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return o
+}
+
+// minPoolSize is the smallest go-redis pool a client gets (options).
+const minPoolSize = 256
+
+// dialer connects client c to node i through the coordinator.
+func (w *world) dialer(c *client, i int) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	want := nodeAddr(i).String()
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr != want {
+			return nil, fmt.Errorf("%w: %s dialled %q; node n%d is %s", errNotServed, c.name, addr, i, want)
+		}
+		ch := make(chan dialResult, 1)
+		w.post(inboxItem{kind: itemDial, at: time.Now(), client: c.idx, node: i, dial: ch})
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return nil, r.err
+			}
+			return r.c, nil
+		case <-ctx.Done():
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}
+		}
+	}
+}
+
+// fail ends the run with a finding of the lock's (a panic in it).
+func (w *world) fail(c *client, kind model.ViolationKind, detail string) {
+	w.hmu.Lock()
+	if w.abort == nil {
+		w.abort = &model.Abort{Kind: kind, Client: c.idx, Time: w.now(), Detail: detail}
+	}
+	w.hmu.Unlock()
+	w.setErr(errAbort)
+}
+
+var errAbort = errors.New("the run aborted")

@@ -1,0 +1,602 @@
+package redisnode
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// The Lua side of scripting: one lua.LState per node, reused by every script,
+// set up as Redis 7.0.15 sets up its own: a read-only global table holding an
+// allow-list of the base library plus string, table and math, KEYS, ARGV and
+// the redis library. Scripts are compiled once per node and cached by SHA1.
+
+// Sizes of the LState: a runaway script hits these, or the step budget, and
+// fails with an error instead of eating the simulator's memory.
+const (
+	luaCallStackSize    = 200       // Lua frames: Redis's Lua allows ~200 nested C calls (LUAI_MAXCCALLS)
+	luaRegistrySize     = 1024      // data-stack slots to start with
+	luaRegistryMaxSize  = 16 * 1024 // and at most: deep recursion fails with "registry overflow"
+	luaRegistryGrowStep = 256
+	maxReplyNesting     = 1000 // table depth converted to a reply: a table containing itself must stop
+	scriptSource        = "user_script"
+)
+
+// luaEngine is a node's Lua interpreter and compiled scripts.
+type luaEngine struct {
+	L        *lua.LState
+	globals  *lua.LTable // what scripts see through their read-only _G
+	readonly map[*lua.LTable]struct{}
+	compiled map[string]*script // by SHA1 (lower-case hex); kept across restarts: it is a pure function of the text
+	budget   *stepBudget
+	rand     rand48
+	handler  *lua.LFunction
+	argBuf   [][]byte
+
+	// The script running now (redis.call is not re-entrant: EVAL is refused inside scripts).
+	node     *Node
+	req      request
+	sha      string
+	readOnly bool
+}
+
+// script is a compiled script: its main function and shebang flags.
+type script struct {
+	fn       *lua.LFunction
+	noWrites bool // "#!lua flags=no-writes"
+}
+
+func newLuaEngine(steps int64) *luaEngine {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    luaCallStackSize,
+		RegistrySize:     luaRegistrySize,
+		RegistryMaxSize:  luaRegistryMaxSize,
+		RegistryGrowStep: luaRegistryGrowStep,
+	})
+	e := &luaEngine{
+		L:        L,
+		readonly: map[*lua.LTable]struct{}{},
+		compiled: map[string]*script{},
+		budget:   newStepBudget(steps),
+		rand:     newRand48(),
+	}
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	e.buildGlobals()
+	e.handler = L.NewFunction(e.errorHandler)
+	// The budget is checked before every VM instruction (gopher-lua's
+	// context-aware main loop); it counts instructions, it never reads a clock.
+	L.SetContext(e.budget)
+	return e
+}
+
+// allowedBuiltins are the base-library globals Redis 7.0.15 keeps (its
+// lua_builtins_allow_list) that gopher-lua has. print, dofile, loadfile,
+// getfenv and setfenv are absent there too; coroutine, bit, cjson, cmsgpack
+// and struct are Redis libraries this node does not provide.
+var allowedBuiltins = []string{
+	"assert", "error", "getmetatable", "ipairs", "load", "loadstring", "next", "pairs", "pcall",
+	"rawequal", "rawget", "select", "setmetatable", "tonumber", "tostring", "type", "unpack",
+	"xpcall", "_VERSION",
+}
+
+func (e *luaEngine) buildGlobals() {
+	L := e.L
+	real := L.G.Global
+	e.globals = L.NewTable()
+	for _, name := range allowedBuiltins {
+		e.globals.RawSetString(name, real.RawGetString(name))
+	}
+	e.globals.RawSetString("rawset", L.NewFunction(e.rawset))
+	// gopher-lua's collectgarbage runs Go's GC: far too slow to let a script call.
+	e.globals.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
+
+	math := real.RawGetString(lua.MathLibName).(*lua.LTable)
+	// gopher-lua's math.random uses Go's global generator; Redis's is its own
+	// rand48, one sequence per process from its fixed initial state (7.0 no
+	// longer reseeds it per script).
+	math.RawSetString("random", L.NewFunction(e.mathRandom))
+	math.RawSetString("randomseed", L.NewFunction(e.mathRandomSeed))
+	for _, lib := range []string{lua.StringLibName, lua.TabLibName, lua.MathLibName} {
+		e.globals.RawSetString(lib, e.readonlyView(real.RawGetString(lib).(*lua.LTable)))
+	}
+	e.globals.RawSetString("redis", e.readonlyView(e.redisLib()))
+
+	// A missing global is an error, as Redis's globals protection makes it.
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.Get(2).String())
+		return 0
+	}))
+	L.SetMetatable(e.globals, missing)
+	env := e.readonlyView(e.globals)
+	e.globals.RawSetString("_G", env)
+	// Functions compiled from now on (scripts, and loadstring inside them) see env.
+	L.Env = env
+	// Nothing reaches the real globals any more; drop what could touch the host anyway.
+	for _, name := range []string{"print", "dofile", "loadfile", "_printregs", "module", "require", "getfenv", "setfenv"} {
+		real.RawSetString(name, lua.LNil)
+	}
+}
+
+// readonlyView is an empty table reading through to t and refusing writes
+// with Redis's "Attempt to modify a readonly table"; its metatable is locked.
+func (e *luaEngine) readonlyView(t *lua.LTable) *lua.LTable {
+	L := e.L
+	view, mt := L.NewTable(), L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(view, mt)
+	e.readonly[view] = struct{}{}
+	return view
+}
+
+// rawset is Lua's, but it too refuses the read-only tables.
+func (e *luaEngine) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if _, ro := e.readonly[t]; ro {
+		L.RaiseError("Attempt to modify a readonly table")
+	}
+	L.RawSet(t, L.CheckAny(2), L.CheckAny(3))
+	L.SetTop(1)
+	return 1
+}
+
+func (e *luaEngine) redisLib() *lua.LTable {
+	L := e.L
+	lib := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":               func(L *lua.LState) int { return e.call(L, true) },
+		"pcall":              func(L *lua.LState) int { return e.call(L, false) },
+		"error_reply":        func(L *lua.LState) int { return e.replyTable(L, "err") },
+		"status_reply":       func(L *lua.LState) int { return e.replyTable(L, "ok") },
+		"sha1hex":            e.sha1hex,
+		"log":                e.log,
+		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 }, // always on since Redis 7
+		"set_repl":           func(L *lua.LState) int { return 0 },
+	}
+	for name, fn := range fns {
+		lib.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, v := range map[string]int{
+		"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3,
+		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3,
+	} {
+		lib.RawSetString(name, lua.LNumber(v))
+	}
+	return lib
+}
+
+// compile returns the cached script for sha, compiling body on first sight.
+// The error is Redis's reply for a script that does not compile.
+func (e *luaEngine) compile(sha string, body []byte) (*script, Reply) {
+	if s, ok := e.compiled[sha]; ok {
+		return s, Reply{}
+	}
+	noWrites, skip, fail := parseShebang(body)
+	if fail.Kind != 0 {
+		return nil, fail
+	}
+	chunk, err := parse.Parse(strings.NewReader(string(body[skip:])), scriptSource)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	proto, err := lua.Compile(chunk, scriptSource)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	s := &script{fn: e.L.NewFunctionFromProto(proto), noWrites: noWrites}
+	e.compiled[sha] = s
+	return s, Reply{}
+}
+
+// compileError words gopher-lua's parse errors like Lua 5.1's ("user_script:1:
+// ... near '...'"); the message itself is gopher-lua's, so it may differ.
+func compileError(err error) Reply {
+	msg := err.Error()
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		msg = fmt.Sprintf("%s:%d: %s near '%s'", scriptSource, pe.Pos.Line, pe.Message, pe.Token)
+	}
+	return errorReply(sanitize("ERR Error compiling script (new function): " + strings.TrimSpace(msg)))
+}
+
+// parseShebang is Redis 7.0's evalExtractShebangFlags: "#!lua [flags=a,b]" on
+// the first line. skip is the shebang's length: Lua compiles from its newline
+// on, so line numbers stay right.
+func parseShebang(body []byte) (noWrites bool, skip int, fail Reply) {
+	if !strings.HasPrefix(string(body), "#!") {
+		return false, 0, Reply{}
+	}
+	end := strings.IndexByte(string(body), '\n')
+	if end < 0 {
+		return false, 0, errorReply("ERR Invalid script shebang")
+	}
+	parts, ok := splitArgs(body[:end])
+	if !ok || len(parts) == 0 {
+		return false, 0, errorReply("ERR Invalid engine in script shebang")
+	}
+	if string(parts[0]) != "#!lua" {
+		return false, 0, errorReply(sanitize("ERR Unexpected engine in script shebang: " + string(parts[0])))
+	}
+	for _, p := range parts[1:] {
+		flags, found := strings.CutPrefix(string(p), "flags=")
+		if !found {
+			return false, 0, errorReply(sanitize("ERR Unknown lua shebang option: " + string(p)))
+		}
+		for _, f := range strings.Split(flags, ",") {
+			switch f {
+			case "no-writes":
+				noWrites = true
+			case "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys":
+			default:
+				return false, 0, errorReply(sanitize("ERR Unexpected flag in script shebang: " + f))
+			}
+		}
+	}
+	return noWrites, end, Reply{}
+}
+
+// run executes a compiled script at the request's time and converts what it
+// returns (or raises) into a reply.
+func (e *luaEngine) run(n *Node, r request, sha string, s *script, keys, argv [][]byte, readOnly bool) Reply {
+	L := e.L
+	e.node, e.req, e.sha, e.readOnly = n, r, sha, readOnly || s.noWrites
+	defer func() { e.node, e.req.args = nil, nil }()
+	e.budget.reset()
+	e.globals.RawSetString("KEYS", stringTable(L, keys))
+	e.globals.RawSetString("ARGV", stringTable(L, argv))
+	base := L.GetTop()
+	L.Push(s.fn)
+	if err := L.PCall(0, 1, e.handler); err != nil {
+		L.SetTop(base)
+		return e.raisedError(err)
+	}
+	ret := L.Get(-1)
+	L.SetTop(base)
+	return e.toReply(ret, 0)
+}
+
+func stringTable(L *lua.LState, items [][]byte) *lua.LTable {
+	t := L.CreateTable(len(items), 0)
+	for i, it := range items {
+		t.RawSetInt(i+1, lua.LString(it))
+	}
+	return t
+}
+
+// errorHandler is Redis's __redis__err__handler: whatever was raised becomes a
+// table {err=..., source=..., line=...}, the line being the innermost Lua
+// frame's (the script line that called redis.call, for a failed call).
+func (e *luaEngine) errorHandler(L *lua.LState) int {
+	raised := L.Get(1)
+	t, ok := raised.(*lua.LTable)
+	if !ok {
+		t = L.CreateTable(0, 3)
+		t.RawSetString("err", lua.LString("ERR "+raised.String()))
+	}
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err == nil && dbg.What != "G" && dbg.CurrentLine > 0 {
+			t.RawSetString("source", lua.LString("@"+dbg.Source))
+			t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+			break
+		}
+	}
+	L.Push(t)
+	return 1
+}
+
+// raisedError is Redis's reply for a script that raised: the error text, then
+// " script: <sha>, on @user_script:<line>." when the line is known. An error
+// the handler could not decorate (the call stack was full) comes as a string.
+func (e *luaEngine) raisedError(err error) Reply {
+	var apiErr *lua.ApiError
+	if !errors.As(err, &apiErr) {
+		return errorReply(sanitize("ERR " + err.Error()))
+	}
+	t, ok := apiErr.Object.(*lua.LTable)
+	if !ok {
+		return errorReply(sanitize("ERR " + apiErr.Object.String()))
+	}
+	// A raised table without err crashes Redis 7.0.15; say so instead.
+	msg := "ERR script raised an error table without an 'err' field"
+	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		msg = string(s)
+	}
+	src, okSrc := t.RawGetString("source").(lua.LString)
+	line, okLine := t.RawGetString("line").(lua.LNumber)
+	if okSrc && okLine {
+		msg += " script: " + e.sha + ", on " + string(src) + ":" + strconv.Itoa(int(line)) + "."
+	}
+	return errorReply(sanitize(strings.TrimPrefix(msg, "-")))
+}
+
+// call is redis.call (raise true) and redis.pcall (raise false): run one
+// command on this node at the script's time, Redis's conversions both ways.
+func (e *luaEngine) call(L *lua.LState, raise bool) int {
+	top := L.GetTop()
+	if top == 0 {
+		return e.callFailed(L, raise, luaErrorText("Please specify at least one argument for this redis lib call"))
+	}
+	args := e.argBuf[:0]
+	for i := 1; i <= top; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			args = append(args, bytesOf(string(v)))
+		case lua.LNumber:
+			args = append(args, []byte(formatLuaNumber(float64(v))))
+		default:
+			return e.callFailed(L, raise, luaErrorText("Lua redis lib command arguments must be strings or integers"))
+		}
+	}
+	e.argBuf = args[:0]
+	reply := e.node.doFromScript(e.req, args, e.readOnly)
+	if reply.Kind == Error {
+		return e.callFailed(L, raise, luaErrorText("-"+reply.Str))
+	}
+	L.Push(e.toLua(reply))
+	return 1
+}
+
+// callFailed raises {err=text} for redis.call and returns it for redis.pcall.
+func (e *luaEngine) callFailed(L *lua.LState, raise bool, text string) int {
+	t := errTable(L, text)
+	if raise {
+		L.Error(t, 0)
+		return 0
+	}
+	L.Push(t)
+	return 1
+}
+
+// luaErrorText is Redis's luaPushErrorBuff: "-CODE msg" keeps its code, a
+// text without a leading '-' (or without a space after the code) gets "ERR".
+func luaErrorText(buf string) string {
+	code, msg := "ERR", buf
+	if body, dashed := strings.CutPrefix(buf, "-"); dashed {
+		msg = body
+		if c, m, found := strings.Cut(body, " "); found {
+			code, msg = c, m
+		}
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+func errTable(L *lua.LState, text string) *lua.LTable {
+	t := L.CreateTable(0, 1)
+	t.RawSetString("err", lua.LString(text))
+	return t
+}
+
+// bytesOf views a Lua string as the []byte a command handler reads; handlers
+// never write to their arguments (Do's contract), so no copy is needed. An
+// empty string stays a non-nil empty slice: nil means "absent" to handlers.
+func bytesOf(s string) []byte {
+	if len(s) == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// toLua is Redis's reply-to-Lua conversion: integer to number, bulk to string,
+// nil to false, status to {ok=...}, error to {err=...}, array to a table.
+func (e *luaEngine) toLua(r Reply) lua.LValue {
+	L := e.L
+	switch r.Kind {
+	case Integer:
+		return lua.LNumber(r.Int)
+	case Bulk:
+		return lua.LString(r.Str)
+	case Status:
+		t := L.CreateTable(0, 1)
+		t.RawSetString("ok", lua.LString(r.Str))
+		return t
+	case Error:
+		return errTable(L, luaErrorText("-"+r.Str))
+	case Array:
+		t := L.CreateTable(len(r.Array), 0)
+		for i, el := range r.Array {
+			t.RawSetInt(i+1, e.toLua(el))
+		}
+		return t
+	}
+	return lua.LFalse // nil bulk, nil array
+}
+
+// toReply is Redis's Lua-to-reply conversion: number to integer (truncated),
+// string to bulk, true to 1, false and nil to nil, a table with a string err
+// or ok field to an error or status, any other table to an array of its
+// elements 1, 2, ... up to the first nil.
+func (e *luaEngine) toReply(v lua.LValue, depth int) Reply {
+	switch v := v.(type) {
+	case lua.LString:
+		return bulkReply(string(v))
+	case lua.LNumber:
+		return intReply(luaNumberToInt(float64(v)))
+	case lua.LBool:
+		if v {
+			return replyOne
+		}
+		return replyNil
+	case *lua.LTable:
+		if depth >= maxReplyNesting {
+			return errorReply("ERR reached lua stack limit")
+		}
+		if s, ok := v.RawGetString("err").(lua.LString); ok {
+			return errorReply(sanitize(string(s)))
+		}
+		if s, ok := v.RawGetString("ok").(lua.LString); ok {
+			return statusReply(sanitize(string(s)))
+		}
+		var out []Reply
+		for i := 1; ; i++ {
+			el := v.RawGetInt(i)
+			if el == lua.LNil {
+				break
+			}
+			out = append(out, e.toReply(el, depth+1))
+		}
+		if out == nil {
+			out = []Reply{}
+		}
+		return Reply{Kind: Array, Array: out}
+	}
+	return replyNil // nil, functions, userdata
+}
+
+// replyTable is redis.error_reply (field "err") and redis.status_reply ("ok").
+func (e *luaEngine) replyTable(L *lua.LState, field string) int {
+	s, ok := L.Get(1).(lua.LString)
+	if L.GetTop() != 1 || !ok {
+		L.Push(errTable(L, luaErrorText("wrong number or type of arguments")))
+		return 1
+	}
+	if field == "err" {
+		buf := string(s)
+		if !strings.HasPrefix(buf, "-") {
+			buf = "-" + buf
+		}
+		L.Push(errTable(L, luaErrorText(buf)))
+		return 1
+	}
+	t := L.CreateTable(0, 1)
+	t.RawSetString("ok", s)
+	L.Push(t)
+	return 1
+}
+
+func (e *luaEngine) sha1hex(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.Error(errTable(L, luaErrorText("wrong number of arguments")), 0)
+		return 0
+	}
+	L.Push(lua.LString(sha1Hex([]byte(lua.LVAsString(L.Get(1))))))
+	return 1
+}
+
+// log checks its arguments as Redis does and discards the message.
+func (e *luaEngine) log(L *lua.LState) int {
+	if L.GetTop() < 2 {
+		L.Error(errTable(L, luaErrorText("redis.log() requires two arguments or more.")), 0)
+		return 0
+	}
+	level, ok := L.Get(1).(lua.LNumber)
+	if !ok {
+		L.Error(errTable(L, luaErrorText("First argument must be a number (log level).")), 0)
+		return 0
+	}
+	if level < 0 || level > 3 {
+		L.Error(errTable(L, luaErrorText("Invalid debug level.")), 0)
+	}
+	return 0
+}
+
+// mathRandom is Redis's math.random over its rand48 (deps/lua/src/lmathlib.c).
+func (e *luaEngine) mathRandom(L *lua.LState) int {
+	r := float64(e.rand.next()%rand48Max) / float64(rand48Max)
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(r))
+	case 1:
+		u := L.CheckInt(1)
+		if u < 1 {
+			L.ArgError(1, "interval is empty")
+		}
+		L.Push(lua.LNumber(floor(r*float64(u)) + 1))
+	case 2:
+		lo, hi := L.CheckInt(1), L.CheckInt(2)
+		if lo > hi {
+			L.ArgError(2, "interval is empty")
+		}
+		L.Push(lua.LNumber(floor(r*float64(hi-lo+1)) + float64(lo)))
+	default:
+		L.RaiseError("wrong number of arguments")
+	}
+	return 1
+}
+
+func (e *luaEngine) mathRandomSeed(L *lua.LState) int {
+	e.rand.seed(int32(L.CheckInt(1)))
+	return 0
+}
+
+func floor(f float64) float64 {
+	i := float64(int64(f))
+	if i > f {
+		i--
+	}
+	return i
+}
+
+// stepBudget is the context gopher-lua consults before each VM instruction:
+// Done turns closed once the script has used its instructions. It counts, it
+// never reads a clock, so where a script stops is deterministic.
+type stepBudget struct {
+	limit, left int64
+	closed      chan struct{}
+}
+
+var errStepBudget = errors.New("script exceeded the node's Lua instruction budget")
+
+func newStepBudget(limit int64) *stepBudget {
+	b := &stepBudget{limit: limit, closed: make(chan struct{})}
+	close(b.closed)
+	return b
+}
+
+func (b *stepBudget) reset() { b.left = b.limit }
+
+func (b *stepBudget) Done() <-chan struct{} {
+	b.left--
+	if b.left < 0 {
+		return b.closed
+	}
+	return nil // a nil channel is never ready: the VM runs on
+}
+
+func (b *stepBudget) Err() error {
+	if b.left < 0 {
+		return fmt.Errorf("%w (%d instructions; Redis would keep running it until SCRIPT KILL)", errStepBudget, b.limit)
+	}
+	return nil
+}
+
+func (b *stepBudget) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (b *stepBudget) Value(any) any               { return nil }
+
+// rand48 is Redis's redisLrand48 (src/rand.c): the 48-bit LCG of POSIX
+// lrand48, a = 0x5DEECE66D, c = 0xB, returning the top 31 bits.
+type rand48 struct{ x uint64 }
+
+const rand48Max = 1<<31 - 1 // REDIS_LRAND48_MAX (INT32_MAX)
+
+// newRand48 is the state Redis starts with (X2 X1 X0 = 0x1234 0xABCD 0x330E).
+func newRand48() rand48 { return rand48{x: 0x1234ABCD330E} }
+
+func (r *rand48) seed(s int32) { r.x = uint64(uint32(s))<<16 | 0x330E }
+
+func (r *rand48) next() int32 {
+	r.x = (0x5DEECE66D*r.x + 0xB) & (1<<48 - 1)
+	return int32(r.x >> 17)
+}
