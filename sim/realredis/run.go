@@ -35,13 +35,16 @@ type Scenario struct {
 type Result struct {
 	sim.Result
 	Unsupported []string
+	// Requests counts the Redis requests the clients sent (handshakes
+	// aside); History.Messages counts every message, the protected
+	// counter's too.
+	Requests int64
 }
 
 // RunTest runs sc in a synctest bubble of its own, under t (a bubble needs
 // a testing.T: this mode runs from go test). It may be called from several
 // goroutines at once.
 func RunTest(t *testing.T, sc Scenario) (res Result, err error) {
-	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	defer func() {
 		if r := recover(); r != nil {
 			// synctest's own: the bubble could not end.
@@ -63,6 +66,7 @@ func (quiet) Printf(context.Context, string, ...any) {}
 
 // Run runs sc; it must be called inside a synctest bubble (RunTest).
 func Run(sc Scenario) (Result, error) {
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	if !inBubble() {
 		return Result{}, errors.New("realredis: Run must run inside a testing/synctest bubble: call RunTest (or locksimtest.CheckRedis) from a test")
 	}
@@ -144,7 +148,7 @@ func Run(sc Scenario) (Result, error) {
 		w.hash.Write(w.scratch)
 	}
 	w.hist.Unsupported = un
-	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un}, nil
+	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un, Requests: w.requests}, nil
 }
 
 func compare(a, b int64) int {
