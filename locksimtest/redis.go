@@ -1,6 +1,7 @@
 package locksimtest
 
 import (
+	"flag"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -83,9 +84,28 @@ func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Optio
 	if err := target.Validate(); err != nil {
 		t.Fatalf("locksimtest: %v", err)
 	}
+	if *determinismFlag > 0 {
+		checkDeterminism(t, target, lock, *determinismFlag)
+		return
+	}
 	var iso *explore.Isolation
 	if !s.inProcess {
 		iso = &explore.Isolation{Command: explore.TestWorkerCommand(t.Name())}
 	}
 	checkTarget(t, target, s, iso)
+}
+
+var determinismFlag = flag.Int("locksim.determinism", 0, "CheckRedis runs its first N seeds twice each, with traces, and fails naming the first event where two runs of a seed differ (a library's own nondeterminism), instead of sweeping")
+
+// checkDeterminism runs seeds 1..n twice each in this process.
+func checkDeterminism(t *testing.T, target explore.Target, lock realredis.Lock, n int) {
+	t.Helper()
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		at := target.At(seed)
+		sc := realredis.Scenario{Config: at.Config, Lock: lock, Seed: seed, Plan: target.PlanFor(seed)}
+		if _, err := realredis.CheckDeterminism(t, sc); err != nil {
+			t.Fatalf("locksim: %s: seed %d does not replay: %v\n(a library's own randomness, a select between two ready channels or a map's order: feed its random choices from RedisClient.Rand)", lock.Name, seed, err)
+		}
+	}
+	t.Logf("locksim: %s: %d seeds, each the same run twice", lock.Name, n)
 }

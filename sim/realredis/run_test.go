@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // naive is the lock people write first: SET NX PX, then DEL without
@@ -108,8 +109,6 @@ func TestConstructorPanicIsAFinding(t *testing.T) {
 	}
 }
 
-var _ = errors.New
-var _ redis.UniversalClient
 
 func TestRunOutsideABubbleIsAnError(t *testing.T) {
 	_, err := Run(Scenario{Config: DefaultConfig(), Lock: naiveLock, Seed: 1})
@@ -168,4 +167,34 @@ func TestDeterministicUnderFaults(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
+}
+
+// unseeded draws its lock values from the global math/rand, as a library
+// that ignores the seeded stream would.
+type unseeded struct{ naive }
+
+func (l *unseeded) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		ok, err := l.c.Nodes[0].SetNX(ctx, "lock", strconv.Itoa(mathrand.Int()), l.c.TTL).Result()
+		if err == nil && ok {
+			return time.Now().Add(l.c.TTL), nil
+		}
+		select {
+		case <-time.After(time.Duration(50+mathrand.IntN(100)) * time.Millisecond):
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+func TestCheckDeterminismNamesTheFirstDivergentEvent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication, cfg.Duration = 1, 1, 10*time.Second
+	l := Lock{Name: "unseeded", New: func(c *Client) Locker { return &unseeded{naive{c: c}} }}
+	_, err := CheckDeterminism(t, Scenario{Config: cfg, Lock: l, Seed: 1})
+	var de *sim.DeterminismError
+	if !errors.As(err, &de) || de.Index < 0 || !strings.Contains(de.LineA, "SET") && !strings.Contains(de.LineA, "set") {
+		t.Fatalf("err = %v, want a DeterminismError naming a SET", err)
+	}
+	t.Log(err)
 }
