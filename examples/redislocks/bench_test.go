@@ -121,7 +121,7 @@ func plainRun(cfg sim.Config, seed uint64) int64 {
 				clients[i] = redis.NewClient(&redis.Options{Addr: "10.0.0.1:6379", PoolSize: 256, MinRetryBackoff: -1, MaxRetryBackoff: -1,
 					ReadTimeout: cfg.RPCTimeout, WriteTimeout: cfg.RPCTimeout,
 					MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-					Dialer: func(context.Context, string, string) (net.Conn, error) { return fake.dial(i), nil }})
+					Dialer:                   func(context.Context, string, string) (net.Conn, error) { return fake.dial(i), nil }})
 			}
 			defer func() {
 				for _, cl := range clients {

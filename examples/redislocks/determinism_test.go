@@ -20,7 +20,7 @@ import (
 func referenceTargets(t *testing.T) map[string]explore.Target {
 	out := map[string]explore.Target{}
 	targets := []struct {
-		lock realredis.Lock
+		lock  realredis.Lock
 		nodes int
 	}{
 		{realredis.Lock{Name: "naive", New: Naive}, 1},

@@ -137,4 +137,3 @@ func (l *naiveLock) Lock(ctx context.Context) (time.Time, error) {
 func (l *naiveLock) Unlock(ctx context.Context) error {
 	return l.c.Nodes[0].Del(ctx, "resource-lock").Err()
 }
-

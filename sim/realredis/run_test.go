@@ -109,7 +109,6 @@ func TestConstructorPanicIsAFinding(t *testing.T) {
 	}
 }
 
-
 func TestRunOutsideABubbleIsAnError(t *testing.T) {
 	_, err := Run(Scenario{Config: DefaultConfig(), Lock: naiveLock, Seed: 1})
 	if err == nil || !strings.Contains(err.Error(), "synctest bubble") {

@@ -29,7 +29,7 @@ func cmdSelect(n *Node, r request) Reply {
 		return errNotInt
 	}
 	if id < math.MinInt32 || id > math.MaxInt32 {
-		return errorReply("ERR value is out of range, must be between -2147483648 and 2147483647")
+		return errorReply("ERR value is out of range, value must between -2147483648 and 2147483647")
 	}
 	if id != 0 {
 		return errorReply("ERR DB index is out of range")

@@ -15,7 +15,7 @@ func TestServerCommands(t *testing.T) {
 		{0, "SELECT 16", "(error) ERR DB index is out of range"},
 		{0, "SELECT -1", "(error) ERR DB index is out of range"},
 		{0, "SELECT 1", "(error) ERR DB index is out of range"}, // Redis: OK; this node has db 0 only
-		{0, "SELECT 9999999999", "(error) ERR value is out of range, must be between -2147483648 and 2147483647"},
+		{0, "SELECT 9999999999", "(error) ERR value is out of range, value must between -2147483648 and 2147483647"},
 		{1_700_000_000_123_456_789, "TIME", "[1700000000 123456]"},
 		{0, "TIME x", "(error) ERR wrong number of arguments for 'time' command"},
 		{0, "HELLO", "(error) NOPROTO unsupported protocol version"},

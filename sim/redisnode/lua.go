@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -101,6 +99,7 @@ func (e *luaEngine) buildGlobals() {
 		e.globals.RawSetString(name, real.RawGetString(name))
 	}
 	e.globals.RawSetString("rawset", L.NewFunction(e.rawset))
+	e.globals.RawSetString("tostring", L.NewFunction(luaToString(real.RawGetString("tostring"))))
 	// gopher-lua's collectgarbage runs Go's GC: far too slow to let a script call.
 	e.globals.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int { L.Push(lua.LNumber(0)); return 1 }))
 
@@ -148,6 +147,21 @@ func (e *luaEngine) readonlyView(t *lua.LTable) *lua.LTable {
 	return view
 }
 
+// luaToString is Lua's tostring with Lua 5.1's number format, C's "%.14g"
+// (gopher-lua prints Go's shortest form). Concatenation still uses gopher-lua's.
+func luaToString(orig lua.LValue) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if f, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(formatCNumber(float64(f), 14)))
+			return 1
+		}
+		L.Push(orig)
+		L.Push(L.CheckAny(1))
+		L.Call(1, 1)
+		return 1
+	}
+}
+
 // rawset is Lua's, but it too refuses the read-only tables.
 func (e *luaEngine) rawset(L *lua.LState) int {
 	t := L.CheckTable(1)
@@ -157,31 +171,6 @@ func (e *luaEngine) rawset(L *lua.LState) int {
 	L.RawSet(t, L.CheckAny(2), L.CheckAny(3))
 	L.SetTop(1)
 	return 1
-}
-
-func (e *luaEngine) redisLib() *lua.LTable {
-	L := e.L
-	lib := L.NewTable()
-	fns := map[string]lua.LGFunction{
-		"call":               func(L *lua.LState) int { return e.call(L, true) },
-		"pcall":              func(L *lua.LState) int { return e.call(L, false) },
-		"error_reply":        func(L *lua.LState) int { return e.replyTable(L, "err") },
-		"status_reply":       func(L *lua.LState) int { return e.replyTable(L, "ok") },
-		"sha1hex":            e.sha1hex,
-		"log":                e.log,
-		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 }, // always on since Redis 7
-		"set_repl":           func(L *lua.LState) int { return 0 },
-	}
-	for name, fn := range fns {
-		lib.RawSetString(name, L.NewFunction(fn))
-	}
-	for name, v := range map[string]int{
-		"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3,
-		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3,
-	} {
-		lib.RawSetString(name, lua.LNumber(v))
-	}
-	return lib
 }
 
 // compile returns the cached script for sha, compiling body on first sight.
@@ -202,6 +191,9 @@ func (e *luaEngine) compile(sha string, body []byte) (*script, Reply) {
 	if err != nil {
 		return nil, compileError(err)
 	}
+	// The main chunk is a vararg function; gopher-lua would build Lua 5.0's
+	// "arg" table for it on every call, though no local can name it there.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	s := &script{fn: e.L.NewFunctionFromProto(proto), noWrites: noWrites}
 	e.compiled[sha] = s
 	return s, Reply{}
@@ -330,273 +322,4 @@ func (e *luaEngine) raisedError(err error) Reply {
 		msg += " script: " + e.sha + ", on " + string(src) + ":" + strconv.Itoa(int(line)) + "."
 	}
 	return errorReply(sanitize(strings.TrimPrefix(msg, "-")))
-}
-
-// call is redis.call (raise true) and redis.pcall (raise false): run one
-// command on this node at the script's time, Redis's conversions both ways.
-func (e *luaEngine) call(L *lua.LState, raise bool) int {
-	top := L.GetTop()
-	if top == 0 {
-		return e.callFailed(L, raise, luaErrorText("Please specify at least one argument for this redis lib call"))
-	}
-	args := e.argBuf[:0]
-	for i := 1; i <= top; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			args = append(args, bytesOf(string(v)))
-		case lua.LNumber:
-			args = append(args, []byte(formatLuaNumber(float64(v))))
-		default:
-			return e.callFailed(L, raise, luaErrorText("Lua redis lib command arguments must be strings or integers"))
-		}
-	}
-	e.argBuf = args[:0]
-	reply := e.node.doFromScript(e.req, args, e.readOnly)
-	if reply.Kind == Error {
-		return e.callFailed(L, raise, luaErrorText("-"+reply.Str))
-	}
-	L.Push(e.toLua(reply))
-	return 1
-}
-
-// callFailed raises {err=text} for redis.call and returns it for redis.pcall.
-func (e *luaEngine) callFailed(L *lua.LState, raise bool, text string) int {
-	t := errTable(L, text)
-	if raise {
-		L.Error(t, 0)
-		return 0
-	}
-	L.Push(t)
-	return 1
-}
-
-// luaErrorText is Redis's luaPushErrorBuff: "-CODE msg" keeps its code, a
-// text without a leading '-' (or without a space after the code) gets "ERR".
-func luaErrorText(buf string) string {
-	code, msg := "ERR", buf
-	if body, dashed := strings.CutPrefix(buf, "-"); dashed {
-		msg = body
-		if c, m, found := strings.Cut(body, " "); found {
-			code, msg = c, m
-		}
-	}
-	return code + " " + strings.Trim(msg, "\r\n")
-}
-
-func errTable(L *lua.LState, text string) *lua.LTable {
-	t := L.CreateTable(0, 1)
-	t.RawSetString("err", lua.LString(text))
-	return t
-}
-
-// bytesOf views a Lua string as the []byte a command handler reads; handlers
-// never write to their arguments (Do's contract), so no copy is needed. An
-// empty string stays a non-nil empty slice: nil means "absent" to handlers.
-func bytesOf(s string) []byte {
-	if len(s) == 0 {
-		return []byte{}
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// toLua is Redis's reply-to-Lua conversion: integer to number, bulk to string,
-// nil to false, status to {ok=...}, error to {err=...}, array to a table.
-func (e *luaEngine) toLua(r Reply) lua.LValue {
-	L := e.L
-	switch r.Kind {
-	case Integer:
-		return lua.LNumber(r.Int)
-	case Bulk:
-		return lua.LString(r.Str)
-	case Status:
-		t := L.CreateTable(0, 1)
-		t.RawSetString("ok", lua.LString(r.Str))
-		return t
-	case Error:
-		return errTable(L, luaErrorText("-"+r.Str))
-	case Array:
-		t := L.CreateTable(len(r.Array), 0)
-		for i, el := range r.Array {
-			t.RawSetInt(i+1, e.toLua(el))
-		}
-		return t
-	}
-	return lua.LFalse // nil bulk, nil array
-}
-
-// toReply is Redis's Lua-to-reply conversion: number to integer (truncated),
-// string to bulk, true to 1, false and nil to nil, a table with a string err
-// or ok field to an error or status, any other table to an array of its
-// elements 1, 2, ... up to the first nil.
-func (e *luaEngine) toReply(v lua.LValue, depth int) Reply {
-	switch v := v.(type) {
-	case lua.LString:
-		return bulkReply(string(v))
-	case lua.LNumber:
-		return intReply(luaNumberToInt(float64(v)))
-	case lua.LBool:
-		if v {
-			return replyOne
-		}
-		return replyNil
-	case *lua.LTable:
-		if depth >= maxReplyNesting {
-			return errorReply("ERR reached lua stack limit")
-		}
-		if s, ok := v.RawGetString("err").(lua.LString); ok {
-			return errorReply(sanitize(string(s)))
-		}
-		if s, ok := v.RawGetString("ok").(lua.LString); ok {
-			return statusReply(sanitize(string(s)))
-		}
-		var out []Reply
-		for i := 1; ; i++ {
-			el := v.RawGetInt(i)
-			if el == lua.LNil {
-				break
-			}
-			out = append(out, e.toReply(el, depth+1))
-		}
-		if out == nil {
-			out = []Reply{}
-		}
-		return Reply{Kind: Array, Array: out}
-	}
-	return replyNil // nil, functions, userdata
-}
-
-// replyTable is redis.error_reply (field "err") and redis.status_reply ("ok").
-func (e *luaEngine) replyTable(L *lua.LState, field string) int {
-	s, ok := L.Get(1).(lua.LString)
-	if L.GetTop() != 1 || !ok {
-		L.Push(errTable(L, luaErrorText("wrong number or type of arguments")))
-		return 1
-	}
-	if field == "err" {
-		buf := string(s)
-		if !strings.HasPrefix(buf, "-") {
-			buf = "-" + buf
-		}
-		L.Push(errTable(L, luaErrorText(buf)))
-		return 1
-	}
-	t := L.CreateTable(0, 1)
-	t.RawSetString("ok", s)
-	L.Push(t)
-	return 1
-}
-
-func (e *luaEngine) sha1hex(L *lua.LState) int {
-	if L.GetTop() != 1 {
-		L.Error(errTable(L, luaErrorText("wrong number of arguments")), 0)
-		return 0
-	}
-	L.Push(lua.LString(sha1Hex([]byte(lua.LVAsString(L.Get(1))))))
-	return 1
-}
-
-// log checks its arguments as Redis does and discards the message.
-func (e *luaEngine) log(L *lua.LState) int {
-	if L.GetTop() < 2 {
-		L.Error(errTable(L, luaErrorText("redis.log() requires two arguments or more.")), 0)
-		return 0
-	}
-	level, ok := L.Get(1).(lua.LNumber)
-	if !ok {
-		L.Error(errTable(L, luaErrorText("First argument must be a number (log level).")), 0)
-		return 0
-	}
-	if level < 0 || level > 3 {
-		L.Error(errTable(L, luaErrorText("Invalid debug level.")), 0)
-	}
-	return 0
-}
-
-// mathRandom is Redis's math.random over its rand48 (deps/lua/src/lmathlib.c).
-func (e *luaEngine) mathRandom(L *lua.LState) int {
-	r := float64(e.rand.next()%rand48Max) / float64(rand48Max)
-	switch L.GetTop() {
-	case 0:
-		L.Push(lua.LNumber(r))
-	case 1:
-		u := L.CheckInt(1)
-		if u < 1 {
-			L.ArgError(1, "interval is empty")
-		}
-		L.Push(lua.LNumber(floor(r*float64(u)) + 1))
-	case 2:
-		lo, hi := L.CheckInt(1), L.CheckInt(2)
-		if lo > hi {
-			L.ArgError(2, "interval is empty")
-		}
-		L.Push(lua.LNumber(floor(r*float64(hi-lo+1)) + float64(lo)))
-	default:
-		L.RaiseError("wrong number of arguments")
-	}
-	return 1
-}
-
-func (e *luaEngine) mathRandomSeed(L *lua.LState) int {
-	e.rand.seed(int32(L.CheckInt(1)))
-	return 0
-}
-
-func floor(f float64) float64 {
-	i := float64(int64(f))
-	if i > f {
-		i--
-	}
-	return i
-}
-
-// stepBudget is the context gopher-lua consults before each VM instruction:
-// Done turns closed once the script has used its instructions. It counts, it
-// never reads a clock, so where a script stops is deterministic.
-type stepBudget struct {
-	limit, left int64
-	closed      chan struct{}
-}
-
-var errStepBudget = errors.New("script exceeded the node's Lua instruction budget")
-
-func newStepBudget(limit int64) *stepBudget {
-	b := &stepBudget{limit: limit, closed: make(chan struct{})}
-	close(b.closed)
-	return b
-}
-
-func (b *stepBudget) reset() { b.left = b.limit }
-
-func (b *stepBudget) Done() <-chan struct{} {
-	b.left--
-	if b.left < 0 {
-		return b.closed
-	}
-	return nil // a nil channel is never ready: the VM runs on
-}
-
-func (b *stepBudget) Err() error {
-	if b.left < 0 {
-		return fmt.Errorf("%w (%d instructions; Redis would keep running it until SCRIPT KILL)", errStepBudget, b.limit)
-	}
-	return nil
-}
-
-func (b *stepBudget) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (b *stepBudget) Value(any) any               { return nil }
-
-// rand48 is Redis's redisLrand48 (src/rand.c): the 48-bit LCG of POSIX
-// lrand48, a = 0x5DEECE66D, c = 0xB, returning the top 31 bits.
-type rand48 struct{ x uint64 }
-
-const rand48Max = 1<<31 - 1 // REDIS_LRAND48_MAX (INT32_MAX)
-
-// newRand48 is the state Redis starts with (X2 X1 X0 = 0x1234 0xABCD 0x330E).
-func newRand48() rand48 { return rand48{x: 0x1234ABCD330E} }
-
-func (r *rand48) seed(s int32) { r.x = uint64(uint32(s))<<16 | 0x330E }
-
-func (r *rand48) next() int32 {
-	r.x = (0x5DEECE66D*r.x + 0xB) & (1<<48 - 1)
-	return int32(r.x >> 17)
 }

@@ -8,8 +8,8 @@
 // starts goroutines or draws random numbers, so the same calls give the same
 // replies.
 //
-// What differs from Redis on purpose, and why, is said where it happens; the
-// package README-level summary is in the Node type's comment.
+// Node's comment lists what differs from Redis on purpose; each difference is
+// explained again where it is implemented.
 package redisnode
 
 import (
@@ -20,8 +20,9 @@ import (
 // Node is one simulated Redis node's state: keyspace and script cache.
 //
 // Values are strings only (locks store strings); commands of other types are
-// unknown commands here. Deviations from a real Redis 7.0 node, all because
-// the node has no notion of a connection or of background work:
+// unknown commands here. Deviations from a real Redis 7.0 node, because the
+// node has no notion of a connection or of background work, or because its
+// Lua is gopher-lua:
 //   - SELECT accepts only db 0; CLIENT GETNAME is always nil and CLIENT ID is 1.
 //   - HELLO always answers NOPROTO, so clients fall back to RESP2.
 //   - CLIENT SETINFO (Redis 7.2) is accepted, for clients that send it.
@@ -29,6 +30,11 @@ import (
 //     ExpireCycle if the simulator calls it; DBSIZE counts live keys only.
 //   - A script that runs past Options.ScriptSteps Lua instructions is aborted
 //     with an error (Redis would run it until SCRIPT KILL); its writes stay.
+//     The budget bounds time, not memory: a script that doubles a string
+//     thirty times allocates a gigabyte within it, as it would in Redis.
+//   - Lua's own error messages (a syntax error, indexing nil) are worded by
+//     gopher-lua; the libraries coroutine, cjson, bit, cmsgpack and struct
+//     are missing; numbers concatenated into strings print as Go prints them.
 type Node struct {
 	db          map[string]entry
 	loaded      map[string]struct{} // SHA1s (lower-case hex) SCRIPT EXISTS reports
@@ -59,7 +65,7 @@ const DefaultScriptSteps = 5_000_000
 // Entry is one live key in a Keys snapshot.
 type Entry struct {
 	Key, Value string
-	ExpireAt   int64 // node time in ns at which Redis keeps the key no longer (its expiry in ms, times 1e6); 0: none
+	ExpireAt   int64 // the expiry as Redis stores it (ms) times 1e6, in node ns; the key lasts through that ms. 0: none
 }
 
 // New returns an empty node with default options.

@@ -55,7 +55,10 @@ func parseStrictIntString(s string) (int64, bool) {
 
 // formatLuaNumber is how Redis 7.0 turns a Lua number argument of redis.call
 // into a string: C's "%.17g" (so 0.1 is "0.10000000000000001", 3.0 is "3").
-func formatLuaNumber(f float64) string {
+func formatLuaNumber(f float64) string { return formatCNumber(f, 17) }
+
+// formatCNumber is C's "%.<digits>g" as glibc prints it.
+func formatCNumber(f float64, digits int) string {
 	switch {
 	case math.IsNaN(f):
 		// glibc prints the NaN that 0/0 makes, which has its sign bit set, as "-nan".
@@ -68,7 +71,7 @@ func formatLuaNumber(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return strconv.FormatFloat(f, 'g', 17, 64)
+	return strconv.FormatFloat(f, 'g', digits, 64)
 }
 
 // luaNumberToInt is C's (long long) cast of a Lua number, as Redis uses for a

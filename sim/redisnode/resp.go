@@ -12,7 +12,7 @@ import (
 const (
 	protoInlineMaxSize = 64 * 1024         // PROTO_INLINE_MAX_SIZE
 	protoMaxBulkLen    = 512 * 1024 * 1024 // proto-max-bulk-len default
-	maxPrealloc        = 1024              // args preallocated per request: a huge count must not allocate up front
+	maxPrealloc        = 1024              // elements preallocated per reply: a huge count must not allocate up front
 )
 
 // ProtocolError is a malformed request. Redis replies with it and closes the
@@ -78,7 +78,9 @@ func parseMultibulk(buf []byte) ([][]byte, int, error) {
 	if ll <= 0 {
 		return [][]byte{}, pos, nil
 	}
-	args := make([][]byte, 0, min(ll, maxPrealloc))
+	// Find every argument first, then copy them all into one allocation.
+	var spanBuf [8]struct{ at, n int }
+	spans, total := spanBuf[:0], 0
 	for range ll {
 		line, next, ok, err := lengthLine(buf, pos, "too big bulk count string")
 		if err != nil || !ok {
@@ -95,8 +97,16 @@ func parseMultibulk(buf []byte) ([][]byte, int, error) {
 		if int64(len(buf)-next) < bl+2 {
 			return nil, 0, nil
 		}
-		args = append(args, bytes.Clone(buf[next:next+int(bl)]))
+		spans = append(spans, struct{ at, n int }{next, int(bl)})
+		total += int(bl)
 		pos = next + int(bl) + 2
+	}
+	data := make([]byte, 0, total)
+	args := make([][]byte, len(spans))
+	for i, sp := range spans {
+		start := len(data)
+		data = append(data, buf[sp.at:sp.at+sp.n]...)
+		args[i] = data[start:len(data):len(data)] // capped: an append to one cannot overwrite the next
 	}
 	return args, pos, nil
 }
