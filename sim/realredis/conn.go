@@ -127,6 +127,9 @@ func (c *conn) Write(p []byte) (int, error) {
 			break
 		}
 		c.out = c.out[n:]
+		if len(args) == 0 {
+			continue // an empty line: Redis answers nothing
+		}
 		if r, ok := handshake(args); ok && c.sent == c.answered && !posted {
 			// Handshakes are byte-identical on every connection and change
 			// no state: answered at once, they need no order.

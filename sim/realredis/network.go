@@ -263,6 +263,10 @@ func (w *world) startFault(i int, now int64) {
 		n.clogUntil = max(n.clogUntil, now+int64(e.For))
 		w.note(now, fmt.Sprintf("n%d clogged for %s", e.Node, e.For))
 	case faults.ClockJump:
+		// Redis's active expiry has removed what expired before the step
+		// (a step back must not bring those keys back).
+		n := w.nodes[e.Index]
+		n.store.ExpireCycle(n.local(now - 1))
 		w.note(now, fmt.Sprintf("n%d clock jumps %s", e.Index, e.Delta))
 	case faults.Pause:
 		if e.Point != "" {
