@@ -18,6 +18,11 @@
 //
 // -locksim.minimize shrinks the failure to its smallest world and fault
 // schedule first. With -short, Check sweeps a tenth of its seeds.
+//
+// A lock built on a real Redis client instead (redsync, bsm/redislock,
+// your own go-redis code) needs no rewrite: CheckRedis runs it unmodified
+// against simulated Redis nodes, each seed in a testing/synctest bubble
+// whose coordinator is locksim, with the same report and replay lines.
 package locksimtest
 
 import (

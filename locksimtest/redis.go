@@ -68,6 +68,9 @@ func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Optio
 	if newLock == nil {
 		t.Fatal("locksimtest.CheckRedis: the lock's constructor is nil")
 	}
+	if realredis.InBubble() {
+		t.Fatal("locksimtest.CheckRedis: called inside a synctest bubble; it makes a bubble per seed and bubbles do not nest: call it from the test itself")
+	}
 	classes, err := faults.ParseClasses(s.classes)
 	if err != nil {
 		t.Fatalf("locksimtest.Faults: %v", err)

@@ -45,6 +45,9 @@ type Result struct {
 // a testing.T: this mode runs from go test). It may be called from several
 // goroutines at once.
 func RunTest(t *testing.T, sc Scenario) (res Result, err error) {
+	if inBubble() {
+		return Result{}, errors.New("realredis: RunTest makes a synctest bubble of its own and bubbles do not nest: call it from outside synctest.Test")
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			// synctest's own: the bubble could not end.
@@ -207,8 +210,11 @@ func sortedLines(s string) string {
 	return strings.Join(parts, "; ")
 }
 
-// inBubble reports whether the caller is in a synctest bubble: Wait
-// panics outside one.
+// InBubble reports whether the caller runs inside a testing/synctest
+// bubble (RunTest cannot make one there: bubbles do not nest).
+func InBubble() bool { return inBubble() }
+
+// inBubble: Wait panics outside a bubble.
 func inBubble() (in bool) {
 	defer func() {
 		if recover() != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/locksim/locksim/faults"
@@ -196,4 +197,12 @@ func TestCheckDeterminismNamesTheFirstDivergentEvent(t *testing.T) {
 		t.Fatalf("err = %v, want a DeterminismError naming a SET", err)
 	}
 	t.Log(err)
+}
+
+func TestRunTestInsideABubbleIsAnError(t *testing.T) {
+	var err error
+	synctest.Test(t, func(t *testing.T) { _, err = RunTest(t, Scenario{Config: DefaultConfig(), Lock: naiveLock, Seed: 1}) })
+	if err == nil || !strings.Contains(err.Error(), "do not nest") {
+		t.Fatalf("err = %v, want one saying bubbles do not nest", err)
+	}
 }
