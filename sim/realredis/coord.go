@@ -189,6 +189,18 @@ func (w *world) loop() {
 		if w.q.Len() > 0 {
 			next = w.q.peek().at
 		}
+		if !done && w.ended && now > w.end+int64(stopWithin) {
+			// A client that outlives the run by this much ignores its
+			// context: a finding of the lock (its goroutines cannot be
+			// stopped; the bubble reports them, RunTest keeps the finding).
+			w.hmu.Lock()
+			if w.abort == nil {
+				w.abort = &model.Abort{Kind: model.Livelock, Client: w.stuckClient(), Time: w.end,
+					Detail: fmt.Sprintf("a client was still running %s after the run ended and its context was cancelled: its Lock or Unlock ignores the context", stopWithin)}
+			}
+			w.hmu.Unlock()
+			return
+		}
 		if done && w.ended {
 			// The clients have stopped and closed their connections; the
 			// library's own goroutines (a dial's retries) may still be
@@ -391,6 +403,23 @@ func quote(args [][]byte) string {
 		b.Write(a)
 	}
 	return b.String()
+}
+
+// stopWithin is how long the clients have, after the run ends and their
+// context is cancelled, to return.
+const stopWithin = 10 * time.Minute
+
+// stuckClient is the first client whose goroutine has not returned.
+func (w *world) stuckClient() int {
+	for _, c := range w.clients {
+		c.mu.Lock()
+		gone := c.gone
+		c.mu.Unlock()
+		if !gone {
+			return c.idx
+		}
+	}
+	return 0
 }
 
 // linger is how long the bubble waits, after the clients stopped, for

@@ -206,3 +206,27 @@ func TestRunTestInsideABubbleIsAnError(t *testing.T) {
 		t.Fatalf("err = %v, want one saying bubbles do not nest", err)
 	}
 }
+
+// deaf retries for ever, deaf to its context.
+type deaf struct{ naive }
+
+func (l *deaf) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		if ok, err := l.c.Nodes[0].SetNX(context.Background(), "lock", l.c.Name, l.c.TTL).Result(); err == nil && ok {
+			return time.Now().Add(l.c.TTL), nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestALockDeafToItsContextIsALivelockFinding(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication, cfg.Duration = 1, 1, 10*time.Second
+	res, err := RunTest(t, Scenario{Config: cfg, Lock: Lock{Name: "deaf", New: func(c *Client) Locker { return &deaf{naive{c: c}} }}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.History.Abort; a == nil || a.Kind != model.Livelock || !strings.Contains(a.Detail, "ignores the context") {
+		t.Fatalf("abort %+v, want a livelock naming the context", res.History.Abort)
+	}
+}

@@ -27,9 +27,10 @@ type client struct {
 	rnd    *rand.Rand // the workload's draws: think, hold, fault points
 	events []model.Event
 
-	mu  sync.Mutex
-	op  model.Kind // the operation under way (AcquireCall, ReleaseCall, 0), for in-acquire pauses
-	cur *hold      // the grant held, until its belief ended
+	mu   sync.Mutex
+	op   model.Kind // the operation under way (AcquireCall, ReleaseCall, 0), for in-acquire pauses
+	cur  *hold      // the grant held, until its belief ended
+	gone bool       // its goroutine returned
 
 	// The coordinator's.
 	pendingPause []pendingPause
@@ -156,6 +157,9 @@ func (c *client) expired(h *hold) bool {
 func (c *client) run(ctx context.Context) {
 	w := c.w
 	defer func() {
+		c.mu.Lock()
+		c.gone = true
+		c.mu.Unlock()
 		w.imu.Lock()
 		w.exits++
 		w.imu.Unlock()
