@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	redigo "github.com/gomodule/redigo/redis"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/algorithm"
@@ -59,6 +60,10 @@ type Client struct {
 	// Nodes holds one go-redis client per simulated Redis node, in node
 	// order; they are closed when the client stops.
 	Nodes []redis.UniversalClient
+	// Redigo holds one redigo pool per node, in node order, for locks on
+	// redigo (redsync's redis/redigo pools); closed when the client stops.
+	// A lock uses Nodes or Redigo, or both: they reach the same nodes.
+	Redigo []*redigo.Pool
 	// TTL is the lock expiry the world is drawn for: wire the lock with it
 	// (redsync.WithExpiry, redislock's ttl).
 	TTL time.Duration

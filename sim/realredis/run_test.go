@@ -11,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	redigo "github.com/gomodule/redigo/redis"
+
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
@@ -228,5 +230,59 @@ func TestALockDeafToItsContextIsALivelockFinding(t *testing.T) {
 	}
 	if a := res.History.Abort; a == nil || a.Kind != model.Livelock || !strings.Contains(a.Detail, "ignores the context") {
 		t.Fatalf("abort %+v, want a livelock naming the context", res.History.Abort)
+	}
+}
+
+// naiveRedigo is the naive lock over redigo.
+type naiveRedigo struct{ naive }
+
+func (l *naiveRedigo) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		l.tries++
+		start := time.Now()
+		conn, err := l.c.Redigo[0].GetContext(ctx)
+		if err == nil {
+			r, err := redigo.String(conn.Do("SET", "lock", fmt.Sprintf("%s#%d", l.c.Name, l.tries), "NX", "PX", l.c.TTL.Milliseconds()))
+			conn.Close()
+			if err == nil && r == "OK" {
+				return start.Add(l.c.TTL), nil
+			}
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		}
+	}
+}
+
+func (l *naiveRedigo) Unlock(ctx context.Context) error {
+	conn, err := l.c.Redigo[0].GetContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_, err = conn.Do("DEL", "lock")
+	return err
+}
+
+func TestARedigoLockRunsAndReplays(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication, cfg.Duration = 1, 1, 30*time.Second
+	l := Lock{Name: "naive-redigo", New: func(c *Client) Locker { return &naiveRedigo{naive{c: c}} }}
+	plan := faults.Plan{Network: faults.Network{LossPPM: 20_000}}
+	h, err := CheckDeterminism(t, Scenario{Config: cfg, Lock: l, Seed: 3, Plan: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Scenario{Config: cfg, Lock: l, Seed: 3, Plan: plan})
+	grants := 0
+	for _, e := range res.History.Events {
+		if e.Kind == model.AcquireReturn && e.Granted {
+			grants++
+		}
+	}
+	if grants < 5 || res.TraceHash != h {
+		t.Fatalf("%d grants, hash %016x against %016x", grants, res.TraceHash, h)
 	}
 }

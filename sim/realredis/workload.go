@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	redigo "github.com/gomodule/redigo/redis"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
@@ -169,12 +170,15 @@ func (c *client) run(ctx context.Context) {
 		}
 	}()
 	nodes := make([]redis.UniversalClient, len(w.nodes))
+	pools := make([]*redigo.Pool, len(w.nodes))
 	for i := range nodes {
 		nodes[i] = redis.NewClient(w.options(c, i))
+		pools[i] = w.redigoPool(c, i)
 	}
 	defer func() {
-		for _, n := range nodes {
-			n.Close()
+		for i := range nodes {
+			nodes[i].Close()
+			pools[i].Close()
 		}
 	}()
 	defer func() {
@@ -182,7 +186,7 @@ func (c *client) run(ctx context.Context) {
 			w.fail(c, model.Panic, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
 		}
 	}()
-	lc := &Client{Name: c.name, Index: c.idx, Nodes: nodes, TTL: w.cfg.TTL,
+	lc := &Client{Name: c.name, Index: c.idx, Nodes: nodes, Redigo: pools, TTL: w.cfg.TTL,
 		Rand: rand.New(rand.NewPCG(w.seed, 0xc0ffee^uint64(c.idx)))}
 	l := w.lock.New(lc)
 	if l == nil {
@@ -372,6 +376,22 @@ func (w *world) options(c *client, i int) *redis.Options {
 	o.ConnMaxLifetimeJitter = 0
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return o
+}
+
+// redigoPool is client c's redigo pool for node i: locksim's dialer, the
+// config's RPC timeout for reads and writes, go-redis's dial timeout.
+func (w *world) redigoPool(c *client, i int) *redigo.Pool {
+	dial := w.dialer(c, i)
+	addr := nodeAddr(i).String()
+	return &redigo.Pool{MaxIdle: 4, Dial: func() (redigo.Conn, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		nc, err := dial(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		return redigo.NewConn(nc, w.cfg.RPCTimeout, w.cfg.RPCTimeout), nil
+	}}
 }
 
 // minPoolSize is the smallest go-redis pool a client gets (options).
