@@ -407,3 +407,8 @@ func CompareMarkdown(w io.Writer, m reports.Matrix, command string) error {
 	}
 	return reports.Markdown(w, m)
 }
+
+// RealLibrariesMarker starts the part of reports/VARIANTS.md that the
+// compare command does not write: the verdicts of real Redis libraries,
+// run unmodified (examples/redislocks TestVerdicts -update-variants).
+const RealLibrariesMarker = "<!-- real libraries: examples/redislocks TestVerdicts -->"

@@ -176,8 +176,20 @@ func (w *world) loop() {
 		}
 		now := w.now()
 		if w.q.Len() > 0 && w.q.peek().at <= now {
-			for w.q.Len() > 0 && w.q.peek().at <= now {
-				w.process(heap.Pop(&w.q).(*event))
+			for n := 0; w.q.Len() > 0 && w.q.peek().at <= now; n++ {
+				e := heap.Pop(&w.q).(*event)
+				if e.kind == evEnd && (n > 0 || w.q.Len() > 0 && w.q.peek().at <= now) {
+					// The run ends alone: after everything else due at
+					// its instant, and after the clients settled on it,
+					// so that no client sees the cancellation race a
+					// reply of the same instant.
+					w.push(e)
+					if n > 0 {
+						break
+					}
+					continue
+				}
+				w.process(e)
 			}
 			w.publish()
 			continue
@@ -309,9 +321,13 @@ func (w *world) drain() bool {
 // each connection's lock, then the wake-ups, so that a client that wakes
 // sees the whole instant.
 func (w *world) publish() {
-	if len(w.staged) == 0 {
-		return
-	}
+	w.apply()
+	w.wakeClients()
+}
+
+// apply makes every staged change under its connection's lock, waking
+// no one.
+func (w *world) apply() {
 	for _, s := range w.staged {
 		if c := s.conn; c != nil {
 			c.mu.Lock()
@@ -327,6 +343,10 @@ func (w *world) publish() {
 			c.mu.Unlock()
 		}
 	}
+}
+
+// wakeClients wakes whoever waits on a staged change.
+func (w *world) wakeClients() {
 	for _, s := range w.staged {
 		switch {
 		case s.conn != nil:
@@ -358,8 +378,12 @@ func (w *world) shutdown() {
 		}
 		n.conns = nil
 	}
-	w.publish()
+	// Every connection is reset before anyone learns the run ended, and
+	// the context is cancelled before anyone is woken: whichever a client
+	// sees first, it sees both.
+	w.apply()
 	w.cancel()
+	w.wakeClients()
 }
 
 // record adds a history event of client c at true time t (the clients'

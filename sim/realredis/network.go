@@ -72,10 +72,13 @@ func (c *conn) cl() *client { return c.w.clients[c.client] }
 
 // sendRequest puts one request on the wire at true time at.
 func (w *world) sendRequest(c *conn, args [][]byte, at int64) {
+	if w.ended {
+		return
+	}
 	w.hist.Messages++
 	w.requests++
 	cl := c.cl()
-	if c.dead || w.ended {
+	if c.dead {
 		return
 	}
 	at = w.pauseBefore(cl, at, args)
