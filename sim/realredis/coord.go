@@ -47,7 +47,10 @@ type world struct {
 	imu   sync.Mutex
 	inbox []inboxItem
 	wake  chan struct{}
-	exits int // client goroutines that have returned (imu)
+	// instant holds what was drained at this instant, until a turn brings
+	// nothing new (the coordinator's own).
+	instant []inboxItem
+	exits   int // client goroutines that have returned (imu)
 
 	staged []stagedEffect // published after the instant's events
 
@@ -174,6 +177,10 @@ func (w *world) loop() {
 			w.publish()
 			continue
 		}
+		if len(w.instant) > 0 {
+			w.schedule()
+			continue
+		}
 		now := w.now()
 		if w.q.Len() > 0 && w.q.peek().at <= now {
 			for n := 0; w.q.Len() > 0 && w.q.peek().at <= now; n++ {
@@ -254,6 +261,27 @@ func (w *world) drain() bool {
 		return false
 	}
 	w.lingerUntil = 0
+	// Dials are answered now (a client cannot send before it connects),
+	// by client and node; two of one client to one node are alike.
+	slices.SortStableFunc(items, func(a, b inboxItem) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.client, b.client), cmp.Compare(a.node, b.node))
+	})
+	for _, it := range items {
+		if it.kind == itemDial {
+			w.dial(it)
+		} else {
+			w.instant = append(w.instant, it)
+		}
+	}
+	return true
+}
+
+// schedule puts what the clients sent during the instant on the wire, in
+// an order of its own: the instant is over (a turn brought nothing new),
+// so which goroutine came first, or in which turn, decides nothing.
+func (w *world) schedule() {
+	items := w.instant
+	w.instant = nil
 	type batch struct {
 		first inboxItem
 		reqs  [][][]byte
@@ -299,7 +327,7 @@ func (w *world) drain() bool {
 		if at == bt && ac == bc && an == bn && ak == bk && bytes.Equal(ab, bb) && ak != itemDial {
 			w.setErr(fmt.Errorf("client %s sent node n%d two identical requests at %s on two connections (%s): locksim cannot order them without the scheduler; make requests differ (a lock value unique per client and attempt)",
 				w.clients[ac].name, an, model.Seconds(at), quote(batches[i].reqs[0])))
-			return true
+			return
 		}
 	}
 	for _, b := range batches {
@@ -308,13 +336,10 @@ func (w *world) drain() bool {
 			for _, args := range b.reqs {
 				w.sendRequest(b.first.conn, args, w.now())
 			}
-		case itemDial:
-			w.dial(b.first)
 		case itemResource:
 			w.sendResource(b.first.res)
 		}
 	}
-	return true
 }
 
 // publish makes the instant's effects visible: every change first, under
