@@ -52,6 +52,10 @@ type Repro struct {
 	Schedule *Schedule `json:"schedule,omitempty"`
 	// PCT, when set, is the PCT scheduler the seed ran under.
 	PCT *PCT `json:"pct,omitempty"`
+	// Runner names the way the seed ran when not the kernel's (Target.Runner:
+	// "realredis" for a lock over real Redis clients): such a repro
+	// replays only from the test that ran it.
+	Runner string `json:"runner,omitempty"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -65,6 +69,9 @@ func NewRepro(t Target, o Outcome) Repro {
 		r.Check = &c
 	}
 	r.Schedule, r.PCT = o.Schedule, t.PCT
+	if n, ok := t.Runner.(interface{ Name() string }); ok {
+		r.Runner = n.Name()
+	}
 	return r
 }
 
@@ -135,6 +142,9 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 		return Repro{}, fmt.Errorf("repro: format %d is not supported (this locksim reads format %d)", r.Format, ReproFormat)
 	}
 	v, err := lookup(r.Variant)
+	if err != nil && r.Runner != "" {
+		return Repro{}, fmt.Errorf("repro: %s ran through %s, from a go test: replay it with that test's -locksim.replay line", r.Variant, r.Runner)
+	}
 	if err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}

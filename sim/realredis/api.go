@@ -153,5 +153,8 @@ func (r Runner) Run(sc sim.Scenario) (sim.Result, error) {
 	return res.Result, err
 }
 
+// Name names this way of running a seed in repro files.
+func (Runner) Name() string { return "realredis" }
+
 // Fit is the package's Fit.
 func (Runner) Fit(p faults.Plan) faults.Plan { return Fit(p) }
