@@ -26,7 +26,7 @@ func referenceTargets(t *testing.T) map[string]explore.Target {
 		{realredis.Lock{Name: "naive", New: Naive}, 1},
 		{realredis.Lock{Name: "redsync-3", New: Redsync, Envelope: redlockEnvelope()}, 3},
 		{realredis.Lock{Name: "redsync-5", New: Redsync, Envelope: redlockEnvelope()}, 5},
-		{realredis.Lock{Name: "redislock", New: Redislock, Envelope: redlockEnvelope()}, 1},
+		{realredis.Lock{Name: "redislock", New: Redislock, Envelope: oneNodeEnvelope()}, 1},
 	}
 	for _, x := range targets {
 		c := realredis.DefaultConfig()

@@ -116,8 +116,8 @@ The locks people deploy, run as they are (` + "`locksimtest.CheckRedis`" + `, ` 
 simulated Redis nodes: redsync v4.18.1 over 3 and 5 masters, bsm/redislock v0.9.4 over one node,
 and the naive go-redis lock (SET NX PX, then DEL without an owner check), each wired in
 ` + "`examples/redislocks`" + `. Each cell is failing seeds / seeds inside the lock's envelope
-(Redlock's, the ` + "`redlock`" + ` variant's above, for the three real locks; the naive lock promises
-everything and assumes nothing), with the first failing seed and what broke. This mode draws no
+(Redlock's, the ` + "`redlock`" + ` variant's above, for redsync; the same without its fewest
+masters for redislock on one node; the naive lock promises everything and assumes nothing), with the first failing seed and what broke. This mode draws no
 host clocks, time zones, topology changes or duplicates (` + "`realredis.Fit`" + `): those columns are absent.
 Regenerate with ` + "`cd examples/redislocks && go test -long -run TestVerdicts -update-variants -timeout 3h`" + `.
 
