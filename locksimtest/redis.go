@@ -56,6 +56,8 @@ func RedisOptions(f func(*redis.Options)) Option { return func(s *settings) { s.
 // orders every request, so a seed replays to the same trace hash. The
 // report, repro file and replay lines are Check's. What this mode does not
 // draw (host clocks, topology changes, duplication) is realredis.Fit's.
+// Seeds draw their fault plans, not their worlds: the world is Config's
+// (realredis.DefaultConfig by default) for every seed.
 func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Option) {
 	t.Helper()
 	s := settings{classes: "all", seeds: DefaultRedisSeeds, name: "redis-lock"}
