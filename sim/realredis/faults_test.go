@@ -123,3 +123,16 @@ func TestPausesHoldTheClientsMessages(t *testing.T) {
 		}
 	}
 }
+
+// A crash that never ends heals nothing: liveness is not owed after it.
+func TestACrashForGoodHealsNever(t *testing.T) {
+	sc := oneNode(60 * time.Second)
+	sc.Plan.Events = []faults.Event{{At: 10 * time.Second, Kind: faults.Crash, Node: 0}}
+	res, _ := traced(t, sc)
+	if res.History.Healed != res.History.End {
+		t.Fatalf("healed at %s, the run ended at %s", model.Seconds(res.History.Healed), model.Seconds(res.History.End))
+	}
+	if v := model.Check(res.History, model.DefaultCheckOptions()); !v.OK() {
+		t.Fatalf("a node down for good made the lock owe liveness: %s", v)
+	}
+}

@@ -209,6 +209,10 @@ func (w *world) scheduleFaults() {
 			w.push(&event{at: at, kind: evFaultStart, idx: i})
 			if e.For > 0 {
 				w.push(&event{at: at + int64(e.For), kind: evFaultEnd, idx: i})
+			} else {
+				// It never heals: no liveness is owed after it (this mode
+				// records no Reach, so liveness is judged after Healed).
+				w.healedAt(w.end)
 			}
 		case faults.ClockJump:
 			if e.Target == faults.NodeProcess {
