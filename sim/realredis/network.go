@@ -199,11 +199,17 @@ func (w *world) process(e *event) {
 
 // scheduleFaults puts the plan's timed events on the queue.
 func (w *world) scheduleFaults() {
+	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) {
+		// A round trip can outlast the client's timeout: as in the
+		// kernel, such a network never heals.
+		w.healedAt(w.end)
+	}
 	for i, e := range w.plan.Events {
 		at := int64(e.At)
 		if at >= w.end {
 			continue
 		}
+		w.healedAt(at)
 		switch e.Kind {
 		case faults.Crash, faults.Partition, faults.Clog:
 			w.push(&event{at: at, kind: evFaultStart, idx: i})
