@@ -30,7 +30,7 @@ func TestVerdicts(t *testing.T) {
 	targets := referenceTargets(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "| lock | %s | all |\n|---|%s---|\n", strings.Join(verdictClasses, " | "), strings.Repeat("---|", len(verdictClasses)))
-	failed := map[string]int{} // under class all
+	failed := map[string]int{} // under class all: seeds with a safety bug
 	for _, name := range []string{"naive", "redislock", "redsync-3", "redsync-5"} {
 		fmt.Fprintf(&b, "| %s |", name)
 		for _, class := range append(append([]string(nil), verdictClasses...), "all") {
@@ -66,21 +66,22 @@ func TestVerdicts(t *testing.T) {
 			}
 			b.WriteString(cell + " |")
 			if class == "all" {
-				failed[name] = res.Failed
+				failed[name] = res.Failed - res.LivenessFailed
 			}
 			t.Logf("%s %s: %d of %d seeds fail, %d expected, %d inside", name, class, res.Failed, res.Runs, res.Expected, res.Inside)
 		}
 		b.WriteString("\n")
 	}
 	t.Logf("verdicts:\n%s", b.String())
-	// The verdicts: the naive lock breaks; the real libraries do not,
-	// inside Redlock's envelope.
+	// The verdicts: the naive lock breaks; the real libraries keep their
+	// safety inside Redlock's envelope (a liveness failure is a finding the
+	// table shows, not a verdict this test holds).
 	if failed["naive"] == 0 {
 		t.Error("the naive lock passed every seed under class all")
 	}
 	for _, name := range []string{"redislock", "redsync-3", "redsync-5"} {
 		if failed[name] > 0 {
-			t.Errorf("%s failed %d seeds inside its envelope under class all", name, failed[name])
+			t.Errorf("%s broke safety in %d seeds inside its envelope under class all", name, failed[name])
 		}
 	}
 	if *updateVariants {

@@ -82,7 +82,13 @@ func (w *world) sendRequest(c *conn, args [][]byte, at int64) {
 		return
 	}
 	at = w.pauseBefore(cl, at, args)
-	at = max(at, cl.pausedUntil(at))
+	if cl.pausedUntil(at) > at {
+		// A paused process sends nothing. Its library's goroutines run
+		// on (a bubble cannot stop one client's clock): what they send
+		// while it is paused is never sent.
+		w.lose(c, at, "client paused: "+quote(args))
+		return
+	}
 	switch {
 	case w.chance(w.plan.Network.LossPPM):
 		w.lose(c, at, "request lost: "+quote(args))

@@ -93,8 +93,21 @@ func (w *world) resourceAccess(r *resourceCall, now int64) {
 	w.push(&event{at: max(at, r.client.pausedUntil(at)), kind: evResourceReply, res: r})
 }
 
+// resume waits out the timed pause the client is in, if any: a paused
+// process takes its next step when the pause ends.
+func (c *client) resume(ctx context.Context) {
+	now := c.w.now()
+	if until := c.pausedUntil(now); until > now {
+		c.sleep(ctx, time.Duration(until-now))
+	}
+}
+
 // access reads or writes the counter; false when the run ended first.
-func (c *client) access(op model.Kind, value int64) (int64, bool) {
+func (c *client) access(ctx context.Context, op model.Kind, value int64) (int64, bool) {
+	c.resume(ctx)
+	if ctx.Err() != nil {
+		return 0, false
+	}
 	r := &resourceCall{client: c, op: op, value: value, sent: c.w.now(), done: make(chan struct{}, 1)}
 	c.w.post(inboxItem{kind: itemResource, at: time.Now(), client: c.idx, res: r})
 	<-r.done
@@ -195,6 +208,7 @@ func (c *client) run(ctx context.Context) {
 	}
 	ext, _ := l.(Extender)
 	for grants := 0; ctx.Err() == nil; {
+		c.resume(ctx)
 		c.setOp(model.AcquireCall)
 		c.rec(model.Event{Kind: model.AcquireCall})
 		until, err := l.Lock(ctx)
@@ -250,7 +264,7 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 	if c.expired(h) || ctx.Err() != nil {
 		return
 	}
-	v, ok := c.access(model.ResourceRead, 0)
+	v, ok := c.access(ctx, model.ResourceRead, 0)
 	if !ok {
 		return
 	}
@@ -268,6 +282,10 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 			margin := int64(w.cfg.TTL / 3)
 			if h.validUntil-w.now() <= margin {
 				if c.expired(h) {
+					return
+				}
+				c.resume(ctx)
+				if c.expired(h) || ctx.Err() != nil {
 					return
 				}
 				until, err := ext.Extend(ctx)
@@ -299,7 +317,7 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 	if c.expired(h) || ctx.Err() != nil {
 		return
 	}
-	c.access(model.ResourceWrite, v+1)
+	c.access(ctx, model.ResourceWrite, v+1)
 }
 
 func (c *client) release(ctx context.Context, l Locker, h *hold) {
@@ -310,6 +328,10 @@ func (c *client) release(ctx context.Context, l Locker, h *hold) {
 	if !c.expired(h) {
 		h.ended = true
 		c.rec(model.Event{Kind: model.BeliefEnd, Reason: "release"})
+	}
+	c.resume(ctx)
+	if ctx.Err() != nil {
+		return
 	}
 	c.setOp(model.ReleaseCall)
 	c.rec(model.Event{Kind: model.ReleaseCall})
