@@ -498,6 +498,8 @@ type event struct {
 	data []byte
 	idx  int
 	res  *resourceCall
+	// paused: a request a pause inside an acquire held before its send.
+	paused bool
 }
 
 type queue []*event

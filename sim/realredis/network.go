@@ -81,7 +81,9 @@ func (w *world) sendRequest(c *conn, args [][]byte, at int64) {
 	if c.dead {
 		return
 	}
+	held := at
 	at = w.pauseBefore(cl, at, args)
+	held = at - held
 	if cl.pausedUntil(at) > at {
 		// A paused process sends nothing. Its library's goroutines run
 		// on (a bubble cannot stop one client's clock): what they send
@@ -100,7 +102,7 @@ func (w *world) sendRequest(c *conn, args [][]byte, at int64) {
 	d := max(at+w.latency(cl, c.node), c.lastToNode)
 	d = max(d, w.nodes[c.node].clogUntil)
 	c.lastToNode = d
-	w.push(&event{at: d, kind: evRequest, conn: c, args: args})
+	w.push(&event{at: d, kind: evRequest, conn: c, args: args, paused: held > 0})
 }
 
 // deliver applies a request on its node and sends the reply back.
@@ -109,6 +111,17 @@ func (w *world) deliver(e *event, now int64) {
 	cl := c.cl()
 	if c.dead {
 		return
+	}
+	if e.paused {
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			// The process was paused before sending it, but its library's
+			// timers ran on and it gave the call up: it is never sent.
+			w.lose(c, now, "never sent: given up during the client's pause: "+quote(e.args))
+			return
+		}
 	}
 	if n.down > 0 {
 		if n.blackHole > 0 {
