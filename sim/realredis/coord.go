@@ -282,9 +282,16 @@ func (w *world) drain() bool {
 func (w *world) schedule() {
 	items := w.instant
 	w.instant = nil
+	// A batch is one connection's requests in the order written, or one
+	// access to the counter; its key is computed once, when it is made.
 	type batch struct {
-		first inboxItem
-		reqs  [][][]byte
+		first  inboxItem
+		reqs   [][][]byte
+		at     int64
+		client int
+		node   int
+		kind   inboxKind
+		bytes  []byte
 	}
 	var batches []*batch
 	byConn := map[*conn]*batch{}
@@ -294,44 +301,29 @@ func (w *world) schedule() {
 				b.reqs = append(b.reqs, it.args)
 				continue
 			}
-			b := &batch{first: it, reqs: [][][]byte{it.args}}
+			b := &batch{first: it, reqs: [][][]byte{it.args}, at: int64(it.at.Sub(w.epoch)),
+				client: it.conn.client, node: it.conn.node, kind: it.kind, bytes: bytes.Join(it.args, []byte{0})}
 			byConn[it.conn] = b
 			batches = append(batches, b)
 			continue
 		}
-		batches = append(batches, &batch{first: it})
+		batches = append(batches, &batch{first: it, at: int64(it.at.Sub(w.epoch)), client: it.client, node: it.node,
+			kind: it.kind, bytes: []byte{byte(it.res.op)}})
 	}
-	key := func(b *batch) (int64, int, int, inboxKind, []byte) {
-		it := b.first
-		c, n := it.client, it.node
-		if it.kind == itemRequest {
-			c, n = it.conn.client, it.conn.node
-		}
-		var bs []byte
-		if len(b.reqs) > 0 {
-			bs = bytes.Join(b.reqs[0], []byte{0})
-		}
-		if it.res != nil {
-			bs = []byte{byte(it.res.op)}
-		}
-		return int64(it.at.Sub(w.epoch)), c, n, it.kind, bs
+	order := func(a, b *batch) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), cmp.Compare(a.node, b.node),
+			cmp.Compare(a.kind, b.kind), bytes.Compare(a.bytes, b.bytes))
 	}
-	slices.SortStableFunc(batches, func(a, b *batch) int {
-		at, ac, an, ak, ab := key(a)
-		bt, bc, bn, bk, bb := key(b)
-		return cmp.Or(cmp.Compare(at, bt), cmp.Compare(ac, bc), cmp.Compare(an, bn), cmp.Compare(ak, bk), bytes.Compare(ab, bb))
-	})
+	slices.SortStableFunc(batches, order)
 	for i := 1; i < len(batches); i++ {
-		at, ac, an, ak, ab := key(batches[i-1])
-		bt, bc, bn, bk, bb := key(batches[i])
-		if at == bt && ac == bc && an == bn && ak == bk && bytes.Equal(ab, bb) && ak != itemDial {
+		if b := batches[i]; order(batches[i-1], b) == 0 && b.kind == itemRequest {
 			w.setErr(fmt.Errorf("client %s sent node n%d two identical requests at %s on two connections (%s): locksim cannot order them without the scheduler; make requests differ (a lock value unique per client and attempt)",
-				w.clients[ac].name, an, model.Seconds(at), quote(batches[i].reqs[0])))
+				w.clients[b.client].name, b.node, model.Seconds(b.at), quote(b.reqs[0])))
 			return
 		}
 	}
 	for _, b := range batches {
-		switch b.first.kind {
+		switch b.kind {
 		case itemRequest:
 			for _, args := range b.reqs {
 				w.sendRequest(b.first.conn, args, w.now())

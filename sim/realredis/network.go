@@ -2,6 +2,7 @@ package realredis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/locksim/locksim/faults"
@@ -339,19 +340,9 @@ func (w *world) endFault(i int, now int64) {
 			n.wipe = false
 		}
 	case faults.Partition:
-		w.parts = slicesDelete(w.parts, i)
+		w.parts = slices.DeleteFunc(w.parts, func(p partition) bool { return p.id == i })
 		w.note(now, "partition heals")
 	}
-}
-
-func slicesDelete(ps []partition, id int) []partition {
-	out := ps[:0]
-	for _, p := range ps {
-		if p.id != id {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 type pendingPause struct {

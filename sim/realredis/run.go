@@ -1,6 +1,7 @@
 package realredis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,10 +129,7 @@ func Run(sc Scenario) (Result, error) {
 	w.hist.Events = w.merge()
 	w.hist.Abort = w.abort
 	slices.SortStableFunc(w.hist.Pauses, func(a, b model.PointPause) int {
-		if a.Time != b.Time {
-			return compare(a.Time, b.Time)
-		}
-		return compare(int64(a.Client), int64(b.Client))
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Client, b.Client))
 	})
 	if err := w.getErr(); err != nil && !errors.Is(err, errAbort) {
 		return Result{}, err
@@ -157,16 +155,6 @@ func Run(sc Scenario) (Result, error) {
 	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un, Requests: w.requests}, nil
 }
 
-func compare(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // merge puts the clients' events in one history: by time, then client,
 // then each client's own order; sequence numbers follow.
 func (w *world) merge() []model.Event {
@@ -175,10 +163,7 @@ func (w *world) merge() []model.Event {
 		all = append(all, c.events...)
 	}
 	slices.SortStableFunc(all, func(a, b model.Event) int {
-		if a.Time != b.Time {
-			return compare(a.Time, b.Time)
-		}
-		return compare(int64(a.Client), int64(b.Client))
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Client, b.Client))
 	})
 	for i := range all {
 		all[i].Seq = uint64(i + 1)
