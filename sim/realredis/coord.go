@@ -423,6 +423,26 @@ func (w *world) note(at int64, what string) {
 	}
 }
 
+// noteApplied hashes one request applied on its node, and its reply, as
+// bytes: the hot path formats no text unless the run is traced (the hash
+// is the same either way, so a traced replay hashes as the sweep did).
+func (w *world) noteApplied(at int64, c *conn, args [][]byte, reply []byte, r redisnode.Reply) {
+	w.events++
+	b := binary.LittleEndian.AppendUint64(w.scratch[:0], uint64(at))
+	b = append(b, byte(c.node), byte(c.client), byte(c.client>>8))
+	for _, a := range args {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(a)))
+		b = append(b, a...)
+	}
+	b = append(b, reply...)
+	w.scratch = b
+	w.hash.Write(b)
+	if w.tracing {
+		what := fmt.Sprintf("n%d <- %s: %s => %s", c.node, c.cl().name, quote(args), r)
+		w.trace = append(w.trace, model.TraceEvent{Time: at, Seq: uint64(w.events), What: what})
+	}
+}
+
 func quote(args [][]byte) string {
 	var b bytes.Buffer
 	for i, a := range args {

@@ -137,10 +137,11 @@ func (w *world) deliver(e *event, now int64) {
 		return
 	}
 	r := n.store.Do(n.local(now), e.args)
-	w.note(now, fmt.Sprintf("n%d <- %s: %s => %s", c.node, cl.name, quote(e.args), r))
 	if r.Kind == 0 {
 		panic("realredis: node returned no reply")
 	}
+	reply := r.AppendRESP2(nil)
+	w.noteApplied(now, c, e.args, reply, r)
 	switch {
 	case w.chance(faults.ReplyLost(w.plan.Network)):
 		w.lose(c, now, "reply lost after apply")
@@ -154,7 +155,7 @@ func (w *world) deliver(e *event, now int64) {
 	d = max(d, n.clogUntil)
 	d = max(d, cl.pausedUntil(d))
 	c.lastToCli = d
-	w.push(&event{at: d, kind: evReply, conn: c, data: r.AppendRESP2(nil)})
+	w.push(&event{at: d, kind: evReply, conn: c, data: reply})
 }
 
 func (w *world) resetConn(c *conn, at int64, why string) {

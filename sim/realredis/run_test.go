@@ -286,3 +286,16 @@ func TestARedigoLockRunsAndReplays(t *testing.T) {
 		t.Fatalf("%d grants, hash %016x against %016x", grants, res.TraceHash, h)
 	}
 }
+
+// A traced run hashes as an untraced one: a replay with its trace shown
+// says "the same run" of a seed a sweep found.
+func TestTracingDoesNotChangeTheHash(t *testing.T) {
+	sc := Scenario{Config: DefaultConfig(), Lock: naiveLock, Seed: 9, Plan: faults.Plan{Network: faults.Network{LossPPM: 20_000}}}
+	sc.Config.Duration = 30 * time.Second
+	plain := run(t, sc)
+	sc.Trace = true
+	traced := run(t, sc)
+	if plain.TraceHash != traced.TraceHash || len(traced.Trace) == 0 {
+		t.Fatalf("untraced %016x, traced %016x (%d trace lines)", plain.TraceHash, traced.TraceHash, len(traced.Trace))
+	}
+}
