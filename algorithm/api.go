@@ -172,4 +172,58 @@ type Variant struct {
 	// asks of the deployment: restart quarantine, a resource that checks
 	// fencing tokens.
 	Envelope Envelope
+	// Fixes are the single fixes the variant's family knows, one per bug:
+	// attribution replays a failing seed with each (and sets of them) to
+	// say which bug it shows. Optional: a lock without them is attributed
+	// by the faults and world fields its failures need.
+	Fixes []Fix
+	// WithFixes is the variant with the named lock fixes of Fixes applied
+	// (those whose World is empty; the harness applies the others). Nil
+	// when no fix of Fixes changes the lock.
+	WithFixes func(names []string) Variant
 }
+
+// Fix is one fix a variant's family knows: what it repairs, and whether
+// it is a change to the lock or to the world the lock runs in.
+type Fix struct {
+	// Name is how attribution and the command line name it: "quorum".
+	Name string
+	// Bug says, in a line, the bug it removes.
+	Bug string
+	// World, when set, names a change to the deployment or the world
+	// instead of the lock: the bug lives there, and no fix inside the
+	// algorithm removes it (a topology that never moves while a lock is
+	// held, nodes quarantined after a restart).
+	World WorldChange
+	// Broad: the fix changes much of the lock at once (another acquire
+	// altogether), so it would remove most violations by itself. It is
+	// tried only for a violation no narrower fix, nor all of them
+	// together, removes.
+	Broad bool
+}
+
+// WorldChange is a counterfactual change to the world a seed runs in,
+// which the harness knows how to make.
+type WorldChange string
+
+// The world changes the harness makes. Each removes one thing from a
+// seed's world or plan and keeps everything else.
+const (
+	PinnedTopology    WorldChange = "pinned-topology"     // no topology change
+	InstantTopology   WorldChange = "instant-topology"    // topology changes reach every client at once
+	QuarantinedNodes  WorldChange = "quarantined-nodes"   // a node that restarts empty refuses lock writes for one TTL
+	ReservedNames     WorldChange = "reserved-names"      // the application keeps no data under a lock item's name
+	UniqueVersions    WorldChange = "unique-versions"     // a node never gives a key a version it gave before
+	NoWipes           WorldChange = "no-wipes"            // crashes keep the node's data
+	NoCrashes         WorldChange = "no-crashes"          // no node crashes
+	NoPartitions      WorldChange = "no-partitions"       // no partition
+	NoClogs           WorldChange = "no-clogs"            // no node is clogged
+	NoPauses          WorldChange = "no-pauses"           // no client pauses, timed or at a fault point
+	NoClockErrors     WorldChange = "no-clock-errors"     // every clock reads true time: no offset, drift, jump
+	NoTimeZones       WorldChange = "no-time-zones"       // every host's local time is UTC
+	NoLoss            WorldChange = "no-loss"             // no message or reply is lost
+	NoDuplicates      WorldChange = "no-duplicates"       // no message is delivered twice
+	NoExtraLatency    WorldChange = "no-extra-latency"    // neither the plan's extra latency nor the world's slow link
+	OneThreadPerHost  WorldChange = "one-thread-per-host" // every host runs one client thread
+	NoApplicationData WorldChange = "no-application-data" // the application keeps no data in the DHT
+)

@@ -41,6 +41,13 @@ type Bounds struct {
 	// and replies lost, by loss or after their request was applied
 	// (ReplyLost), each at most this often.
 	LossMaxPPM PPM
+	// ExtraLatencyMax, when positive, is the most extra latency a plan
+	// may add to a message (Network.ExtraLatencyMax; a second when zero).
+	// A reply later than the client's RPC timeout is a lost one, so the
+	// caller, who knows the timeout, keeps the share of late round trips
+	// in check this way: within a loss bound, or at most half of them.
+	// Breaking message-loss lifts it.
+	ExtraLatencyMax time.Duration
 	// NoDuplicates draws no duplication.
 	NoDuplicates bool
 	// Quarantined and Fenced say the variant relies on the deployment's
@@ -270,4 +277,14 @@ func (bd Bounds) Excludes(c Class) []Breakable {
 		}
 	}
 	return why
+}
+
+// extraLatencyMax is the most extra latency a draw may add to a message:
+// ExtraLatencyMax when set, a second otherwise or when message-loss is
+// broken on purpose.
+func (bd Bounds) extraLatencyMax(br breakSet) time.Duration {
+	if bd.ExtraLatencyMax > 0 && !br.has(BreakMessageLoss) {
+		return max(min(bd.ExtraLatencyMax, time.Second), time.Millisecond)
+	}
+	return time.Second
 }

@@ -135,7 +135,7 @@ func drawNetwork(t *rapid.T, a Allowed, bd Bounds, br breakSet) Network {
 	}
 	n.ReplyLossPPM = ppm(featReplyLoss, "reply_loss_ppm", uint32(replyLossMax(bd, br, n.LossPPM)))
 	if a.permits(featLatency) {
-		n.ExtraLatencyMax = drawMillis(t, "extra_latency_max", 0, 1_000)
+		n.ExtraLatencyMax = drawMillis(t, "extra_latency_max", 0, int64(bd.extraLatencyMax(br)/time.Millisecond))
 	}
 	return n
 }

@@ -134,7 +134,7 @@ func (g swarm) network(p *Plan, on [numFeatures]bool) {
 	}
 	if on[featLatency] {
 		// Past the RPC timeout (200ms by default) a slow reply is a lost one.
-		p.Network.ExtraLatencyMax = g.durIn(time.Millisecond, time.Second)
+		p.Network.ExtraLatencyMax = g.durIn(time.Millisecond, g.bd.extraLatencyMax(g.br))
 	}
 	if on[featReplyLoss] {
 		if hi := g.replyLossMax(p.Network.LossPPM); hi < 300_000 {

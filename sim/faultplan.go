@@ -32,12 +32,13 @@ func (w *world) clockOf(kind faults.ProcessKind, i int) *clock {
 }
 
 // healedAt is when the last timed fault ends: liveness is judged after it.
-// Steady loss, duplication and reply loss leave every attempt a fair chance,
-// so they do not stop the clock; but a network whose round trip can exceed
-// the client's RPC timeout never lets an RPC succeed reliably: it never
-// heals, and no algorithm could be live in it.
+// Steady loss, duplication, reply loss and steady extra latency leave every
+// attempt a fair chance, so they do not stop the clock: a reply later than
+// the RPC timeout is a lost one, and a variant that needs loss bounded says
+// so in its envelope (the harness then judges the late share as loss). Only
+// a network in which no round trip can come back in time never heals.
 func (w *world) healedAt() int64 {
-	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) {
+	if w.neverInTime() {
 		return w.end
 	}
 	var healed int64
@@ -58,6 +59,17 @@ func (w *world) healedAt() int64 {
 		healed = max(healed, end)
 	}
 	return min(healed, w.end)
+}
+
+// neverInTime reports whether no round trip can come back within the RPC
+// timeout, even at the least latency the world and the plan draw: then no
+// algorithm could be live, and liveness is not judged.
+//
+// It once held whenever a round trip could outlast the timeout (the plan's
+// extra latency at its worst): liveness was then off for the whole run,
+// and a lock that never granted passed 11 of 20 default seeds.
+func (w *world) neverInTime() bool {
+	return 2*int64(w.cfg.LatencyMin) > int64(w.cfg.RPCTimeout)
 }
 
 func (w *world) startFault(i int) {

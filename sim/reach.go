@@ -74,12 +74,14 @@ func (w *world) longItemsAtEnd() {
 // change spreading to the clients' caches counts as changing), and a
 // majority of them were up (not crashed, not clogged, not refusing lock
 // writes in quarantine) and reachable from its host both ways. A network
-// whose round trip can outlast the RPC timeout is never reachable (see
-// healedAt).
+// in which no round trip comes back within the RPC timeout is never
+// reachable (see healedAt); one in which some round trips come back late
+// is a lossy one, reachable, and a variant that needs loss bounded says so
+// (explore's lossBreach counts late round trips as lost).
 func (w *world) computeReach() {
 	w.hist.Reachable = true
 	end := w.hist.End
-	if 2*(int64(w.cfg.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)) > int64(w.cfg.RPCTimeout) || end <= 0 {
+	if w.neverInTime() || end <= 0 {
 		return
 	}
 	u := w.obstacles()
@@ -201,7 +203,7 @@ func (w *world) reachesMajority(u *obstacles, c int, replicas []int, t int64) bo
 	host := w.clients[c].host
 	up := 0
 	for _, n := range replicas {
-		if !inWindow(u.down[n], t) && !inWindow(u.clog[n], t) && !w.cutAt(u.parts, host, n, t) && !w.tooSlow(host, n) {
+		if !inWindow(u.down[n], t) && !inWindow(u.clog[n], t) && !w.cutAt(u.parts, host, n, t) {
 			up++
 		}
 	}
@@ -222,15 +224,4 @@ func (w *world) cutAt(parts []int, host, node int, t int64) bool {
 		}
 	}
 	return false
-}
-
-// tooSlow reports whether the config's slow link makes a round trip
-// between host and node outlast the RPC timeout: its calls never get a
-// reliable answer.
-func (w *world) tooSlow(host, node int) bool {
-	c := &w.cfg
-	if c.SlowExtra <= 0 || host != c.SlowHost || (c.SlowNode >= 0 && node != c.SlowNode) {
-		return false
-	}
-	return 2*(int64(c.LatencyMax)+int64(w.plan.Network.ExtraLatencyMax)+int64(c.SlowExtra)) > int64(c.RPCTimeout)
 }

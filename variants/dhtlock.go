@@ -41,6 +41,7 @@ type fixes struct {
 	validity       bool // fix-validity: the grant says until when it may be used
 	nodeClock      bool // fix-clock: node-side TTL, no cross-host clock comparison
 	releasePartial bool // fix-partial: clear own items before returning false
+	literalClear   bool // the literal reading: ClearLock reads and removes the key itself (original-literal)
 
 	// Used by corrected only.
 	tryAll         bool // write every server before deciding; on failure retry instead of scavenging (needs nodeClock)
@@ -101,6 +102,9 @@ func registerDHT(v algorithm.Variant, at Place, fix fixes) {
 		panic(fmt.Sprintf("variants: %s: tryAll needs nodeClock", v.Name))
 	}
 	v.New = func() algorithm.Lock { return newDHTLock(fix, asDesigned) }
+	if !fix.tryAll {
+		v = inFamily(v, fix)
+	}
 	Register(v, at)
 }
 
@@ -473,6 +477,9 @@ func (l dhtLock) compareAndDelete(server algorithm.Server, lockKey, owner string
 // clears items whose write reply was lost.
 func (l dhtLock) clearLock(env algorithm.Env, key, owner string) {
 	lockKey := key + "_lock"
+	if l.fix.literalClear {
+		lockKey = key // algorithm.Original.Literal
+	}
 	for _, server := range env.Topology(key) {
 		if l.fix.nodeClock {
 			if !l.compareAndDelete(server, lockKey, owner) {

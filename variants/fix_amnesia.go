@@ -11,11 +11,11 @@ import "github.com/locksim/locksim/algorithm"
 // to refuse writes for one TTL, by which time every item it could have held
 // has expired anyway (Assumptions.RestartQuarantine).
 func init() {
-	Register(algorithm.Variant{
+	Register(inFamily(algorithm.Variant{
 		Name:    "fix-amnesia",
 		Summary: "the original, with restarted nodes refusing writes for one TTL",
 		New:     func() algorithm.Lock { return algorithm.Original{} },
 		// The post's assumptions, and a deployment that quarantines restarts.
 		Envelope: algorithm.Envelope{Safety: withQuarantine(postAssumptions())},
-	}, Place{OneFix, 6})
+	}, fixes{}), Place{OneFix, 6})
 }

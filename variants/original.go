@@ -18,21 +18,21 @@ import (
 // a safe resource, and liveness once faults heal ("we need to recover from
 // situations in which some of the nodes holding the key are down").
 func init() {
-	Register(algorithm.Variant{
+	Register(inFamily(algorithm.Variant{
 		Name:     "original",
 		Summary:  "the blog post's algorithm, bugs included",
 		New:      func() algorithm.Lock { return algorithm.Original{} },
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	}, Place{Family: Original})
+	}, fixes{}), Place{Family: Original})
 	// The pseudo-code's undefined names read literally where a name in
 	// scope fits: ClearLock reads `lockKey`, undefined there, and the only
 	// key in scope is `key` itself (algorithm.Original.Literal).
-	Register(algorithm.Variant{
+	Register(inFamily(algorithm.Variant{
 		Name:     "original-literal",
 		Summary:  "the blog post's algorithm with its undefined names read literally: ClearLock reads and removes the key itself",
 		New:      func() algorithm.Lock { return algorithm.Original{Literal: true} },
 		Envelope: algorithm.Envelope{Safety: postAssumptions()},
-	}, Place{Family: Original})
+	}, fixes{literalClear: true}), Place{Family: Original})
 }
 
 // SyncedClockError is how far apart the post's "synchronized" clocks may

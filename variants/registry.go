@@ -95,5 +95,8 @@ func Lookup(name string) (algorithm.Variant, error) {
 	if v, ok := registered[name]; ok {
 		return v, nil
 	}
+	if v, ok, err := lookupFixed(name); ok {
+		return v, err
+	}
 	return algorithm.Variant{}, fmt.Errorf("unknown variant %q (known: %s)", name, strings.Join(Names(), ", "))
 }

@@ -4,17 +4,62 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 )
 
-// Bounds is what the target's seeds draw within: its variant's envelope,
-// safety's and liveness's assumptions together, reaching their edges, and
-// crossing those named in Beyond on purpose.
+// Bounds is what the target's liveness seeds draw within: its variant's
+// envelope, safety's and liveness's assumptions together, reaching their
+// edges, and crossing those named in Beyond on purpose.
 func (t Target) Bounds() faults.Bounds {
 	e := t.Variant.Envelope
-	a := e.Safety.And(e.Liveness)
+	return t.boundsOf(e.Safety.And(e.Liveness))
+}
+
+// SafetyBounds is what the target's safety seeds draw within: the safety
+// assumptions only, so that no liveness assumption narrows the search
+// for a safety bug (a safety bug that shows only where a liveness
+// assumption breaks, such as a late unlock delivered twice, is reached).
+func (t Target) SafetyBounds() faults.Bounds {
+	return t.boundsOf(t.Variant.Envelope.Safety)
+}
+
+// BoundsAt is what seed draws within: odd seeds search liveness as well
+// as safety (Bounds), even seeds safety alone (SafetyBounds), where
+// liveness is judged only until the run breaks a liveness assumption
+// (Classify). For a variant whose liveness assumes nothing more than its
+// safety, both are the same.
+//
+// Every seed once drew inside both: under redlock's envelope no
+// duplication was ever drawn, and a lock whose failed attempt's late
+// unlock deleted its retry's item went unflagged there.
+func (t Target) BoundsAt(seed uint64) faults.Bounds {
+	if searchesLiveness(seed) || len(t.Beyond) > 0 {
+		return t.Bounds()
+	}
+	return t.SafetyBounds()
+}
+
+// searchesLiveness reports whether seed draws inside the liveness
+// assumptions too (BoundsAt).
+func searchesLiveness(seed uint64) bool { return seed%2 == 1 }
+
+// drawnAssumptions are the assumptions seed draws inside (BoundsAt). A
+// target that breaks assumptions on purpose (Beyond) draws every seed
+// inside both, and breaks those.
+func (t Target) drawnAssumptions(seed uint64) algorithm.Assumptions {
+	e := t.Variant.Envelope
+	if searchesLiveness(seed) || len(t.Beyond) > 0 {
+		return e.Safety.And(e.Liveness)
+	}
+	return e.Safety
+}
+
+// boundsOf is the fault bounds of assumptions a, with t's Beyond broken.
+func (t Target) boundsOf(a algorithm.Assumptions) faults.Bounds {
 	bd := faults.Bounds{
 		ClockErrorMax:       a.ClockErrorMax,
 		ClockRateDiffMaxPPM: a.ClockRateDiffMaxPPM,
@@ -37,6 +82,7 @@ func (t Target) Bounds() faults.Bounds {
 		// waiters (found by locksim: corrected, seed 70638 of class all).
 		bd.LossMaxPPM = faults.PPM(max(1, int64(bd.LossMaxPPM)-lateOf(t.Config)))
 	}
+	bd.ExtraLatencyMax = extraLatencyMax(t.Config, bd.LossMaxPPM > 0)
 	if a.UseWithinValidity {
 		// The longest the access after a pause can take to reach the
 		// resource, besides the plan's extra latency (which the generator
@@ -47,6 +93,23 @@ func (t Target) Bounds() faults.Bounds {
 		bd.Break = append(bd.Break, faults.Breakable(n))
 	}
 	return bd
+}
+
+// extraLatencyMax is the most extra latency a plan inside the envelope
+// adds to a message. Within a loss bound (lossBounded), none of it may make
+// a round trip late: two legs of it fit the slack a round trip has before
+// the RPC timeout. Otherwise it may fill the slack, and make up to half
+// of the round trips late: a reply after the timeout is a lost one, and a
+// network that loses more than half of them leaves no lock live, while
+// the liveness judge holds every lock to a network that loses some
+// (sim's reach). It was a second (most round trips late) while liveness
+// was not judged at all under extra latency.
+func extraLatencyMax(c sim.Config, lossBounded bool) time.Duration {
+	slack := c.RPCTimeout - 2*c.LatencyMax
+	if lossBounded {
+		slack /= 2
+	}
+	return max(slack, time.Millisecond)
 }
 
 // validateBeyond checks that every assumption Beyond names is one the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
@@ -431,15 +432,24 @@ func quarantineBreach(plan faults.Plan, h model.History) (Breach, bool) {
 // that outlasts the timeout too often breaks the bound from the start, and
 // a one-way partition, which drops every reply across it, from its start.
 func lossBreach(maxPPM int64, c sim.Config, plan faults.Plan, end int64) (Breach, bool) {
-	late := lateOf(c)
+	late, lateBy, why := lateOf(c), "the world (late replies)", describeLate(c)
+	if x := lateShareOf(c.RPCTimeout-2*c.LatencyMax, plan.Network.ExtraLatencyMax); x > 0 {
+		// The plan's extra latency delays every link: its late round trips
+		// are lost ones on top of the world's.
+		if late <= maxPPM {
+			lateBy = "network.extra_latency_max"
+			why = fmt.Sprintf("up to %s more latency per message", plan.Network.ExtraLatencyMax)
+		}
+		late = min(late+x, 1_000_000)
+	}
 	if late > maxPPM {
-		return Breach{By: "the world (late replies)",
+		return Breach{By: lateBy,
 			Detail: fmt.Sprintf("%s: %s of round trips outlast the %s RPC timeout, more than %s",
-				describeLate(c), ppm(late), c.RPCTimeout, ppm(maxPPM))}, true
+				why, ppm(late), c.RPCTimeout, ppm(maxPPM))}, true
 	}
 	plus := ""
 	if late > 0 {
-		plus = fmt.Sprintf(" and %s of round trips late (%s)", ppm(late), describeLate(c))
+		plus = fmt.Sprintf(" and %s of round trips late (%s)", ppm(late), why)
 	}
 	if loss := int64(plan.Network.LossPPM); loss+late > maxPPM {
 		return Breach{By: "network.loss_ppm", Detail: fmt.Sprintf("%s of messages lost%s, more than %s",
@@ -493,11 +503,17 @@ func describeLate(c sim.Config) string {
 // with the probability of a sum of two uniforms. Integers (microseconds),
 // so a world drawn by it is the same on every machine.
 func lateShare(c sim.Config) int64 {
-	s := c.SlowExtra.Microseconds()
+	return lateShareOf(c.RPCTimeout-2*c.LatencyMax, c.SlowExtra)
+}
+
+// lateShareOf is, in ppm, the chance that two legs each delayed by a
+// uniform draw below extra add up to more than slack.
+func lateShareOf(slackD, extra time.Duration) int64 {
+	s := extra.Microseconds()
 	if s <= 0 {
 		return 0
 	}
-	slack := (c.RPCTimeout - 2*c.LatencyMax).Microseconds()
+	slack := slackD.Microseconds()
 	switch {
 	case slack <= 0:
 		return 1_000_000

@@ -98,73 +98,13 @@ func firstIn(tb testing.TB, e entry, tg Target, from uint64, n int) (Outcome, bo
 	return Outcome{}, false
 }
 
-// firstSeeds are where each entry first shows in its default sweep from
-// seed 1 (reports/BUGS.md quotes them). TestCatalogueFirstSeeds checks
-// that each seed still shows its entry; with -long, that no earlier seed
-// does, and that every entry shows within catalogueSeeds.
-var firstSeeds = map[string]uint64{
-	"host-identity": 3, "empty-topology": 99, "quorum-replication-1": 1, "amnesia": 932, "topology": 2017,
-	"no-validity": 153, "local-time": 10, "stale-topology": 1392, "data-under-lock-name": 4,
-	"over-strict-quorum": 157, "partial-locks": 23, "literal-clear": 1, "clock-skew": 1,
-}
-
-// Every bug a default sweep of the original finds is an entry of the
-// catalogue: nothing it shows goes unnamed in reports/BUGS.md (-long:
-// catalogueSeeds seeds; else the first 300).
-func TestEveryBugIsCatalogued(t *testing.T) {
-	n := 300
-	if *long {
-		n = catalogueSeeds
-	}
-	opt := DefaultOptions()
-	opt.Keep = true
-	for _, v := range []string{"original", "original-literal"} {
-		tg := entry{variant: v}.target()
-		var unnamed []string
-		_, err := Sweep(tg, SweepOptions{From: 1, Count: n, KeepGoing: true, Run: opt, OnOutcome: func(o Outcome) {
-			if o.Failed() && entryOf(v, o) == "" && len(unnamed) < 5 {
-				unnamed = append(unnamed, fmt.Sprintf("seed %d: %s\n  replay: %s", o.Seed, o.Findings[0].Story, ReplayCommand(tg, o.Seed)))
-			}
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, u := range unnamed {
-			t.Errorf("%s: a bug no entry of reports/BUGS.md names: %s", v, u)
-		}
-	}
-}
-
-func TestCatalogueFirstSeeds(t *testing.T) {
-	for _, e := range catalogue {
-		t.Run(e.name, func(t *testing.T) {
-			seed, ok := firstSeeds[e.name]
-			if *long {
-				o, found := firstOf(t, e, 1, catalogueSeeds)
-				if !found {
-					t.Fatalf("%s: not shown in %d seeds of %s", e.name, catalogueSeeds, e.sweepCommand())
-				}
-				t.Logf("%s: first at seed %d of %s", e.name, o.Seed, e.sweepCommand())
-				if o.Seed != seed {
-					t.Errorf("%s first shows at seed %d, recorded %d", e.name, o.Seed, seed)
-				}
-				return
-			}
-			if !ok {
-				t.Fatalf("no first seed recorded for %s", e.name)
-			}
-			opt := DefaultOptions()
-			opt.Keep = true
-			o, err := RunSeed(e.target(), seed, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := entryOf(e.variant, o); got != e.name {
-				t.Errorf("seed %d of %s shows %q, want %s", seed, e.sweepCommand(), got, e.name)
-			}
-		})
-	}
-}
+// Which bug a failing seed shows is said by attribution, not by the
+// catalogue's patterns: sim/cause's TestEveryBugIsCatalogued replays each
+// failing seed of the default sweep with each fix of the original's
+// family. The patterns above only pick the runs TestRegenerateBugRepros
+// minimises for reports/bugs; they once pinned each entry's first seed,
+// which named a seed by what else happened during the hold, not by what
+// caused the violation.
 
 // TestBugsDocumentReplays replays every counterexample reports/BUGS.md
 // names, so the document cannot rot: each must still run the same way

@@ -198,7 +198,7 @@ func runOf(o Outcome) reports.Run {
 // excludedText says which assumptions leave a class no fault, in words.
 func excludedText(t Target, class faults.Class) string {
 	var words []string
-	for _, b := range t.Bounds().Excludes(class) {
+	for _, b := range t.SafetyBounds().Excludes(class) {
 		switch b {
 		case faults.BreakClockJumps:
 			words = append(words, "clock jumps")

@@ -57,6 +57,11 @@ type Target struct {
 	// then needs no algorithm.Lock. Sweeps, replays, repros and
 	// minimisation go through it unchanged; schedules and PCT do not.
 	Runner Runner
+	// Changes are world changes (ChangeWorld) every seed's world and plan
+	// get before it runs: what a sweep of one bug alone removes of the
+	// others' worlds (cause.Only). An outcome records the world and plan
+	// as changed, so its repro replays without them.
+	Changes []algorithm.WorldChange
 }
 
 // Runner is another way to run a seed than sim.Run's coroutines.
@@ -230,7 +235,7 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 		return *t.Plan
 	}
 	t = t.At(seed)
-	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), t.Bounds())
+	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), t.BoundsAt(seed))
 	if t.Runner != nil {
 		p = t.Runner.Fit(p)
 	}
@@ -265,6 +270,14 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 		return Outcome{}, fmt.Errorf("variant %q has no constructor", t.Variant.Name)
 	}
 	cfg := t.At(seed).Config
+	v := t.Variant
+	for _, c := range t.Changes {
+		var err error
+		if cfg, plan, v, _, err = ChangeWorld(c, cfg, plan, v); err != nil {
+			return Outcome{}, err
+		}
+	}
+	t.Variant = v
 	under := cfg.Under(plan)
 	if t.Runner != nil {
 		if opt.Schedule != nil {

@@ -143,10 +143,11 @@ func (m Menu) String() string {
 }
 
 // MenuFor is the menu inside t's envelope: every deviation the variant's
-// assumptions allow (and those its Beyond breaks on purpose). Messages may
-// always be lost and delayed: no safety assumption bounds that.
+// safety assumptions allow (and those its Beyond breaks on purpose): a
+// schedule searches safety, and a liveness assumption never narrows that.
+// Messages may always be lost and delayed: no safety assumption bounds that.
 func MenuFor(t Target) Menu {
-	bd := t.Bounds()
+	bd := t.SafetyBounds()
 	m := Menu{Loss: true, Delay: true, Crash: true,
 		Duplicate: !bd.NoDuplicates || breaks(bd, faults.BreakNoDuplication),
 		Wipe:      !bd.NoWipes || breaks(bd, faults.BreakDurableNodes) || breaks(bd, faults.BreakRestartQuarantine),

@@ -149,7 +149,7 @@ const worldStream = 0x574f_524c_4421 // "WORLD!"
 // the others as Config sets them. World is empty in the result.
 func (t Target) At(seed uint64) Target {
 	if len(t.World) > 0 {
-		t.Config = drawWorld(seed, t.Config, t.World, t.worldBounds())
+		t.Config = drawWorld(seed, t.Config, t.World, t.worldBounds(t.drawnAssumptions(seed)))
 		t.World = nil
 	}
 	return t
@@ -167,13 +167,12 @@ type worldBounds struct {
 	lossMaxPPM int64
 }
 
-func (t Target) worldBounds() worldBounds {
-	b := worldBounds{replication: t.replicationRange()}
-	e := t.Variant.Envelope
-	if m := e.Safety.And(e.Liveness).MessageLossMaxPPM; e.Assumes(algorithm.MessageLoss) && !slices.Contains(t.Beyond, algorithm.MessageLoss) {
-		b.lossMaxPPM = max(m, 1)
+func (t Target) worldBounds(a algorithm.Assumptions) worldBounds {
+	b := worldBounds{replication: t.replicationRange(a)}
+	if m := a.MessageLossMaxPPM; m > 0 && !slices.Contains(t.Beyond, algorithm.MessageLoss) {
+		b.lossMaxPPM = m
 	}
-	if e.Safety.And(e.Liveness).ReservedLockNames {
+	if a.ReservedLockNames {
 		b.data = -1
 		if slices.Contains(t.Beyond, algorithm.ReservedLockNames) {
 			b.data = 1
@@ -185,10 +184,9 @@ func (t Target) worldBounds() worldBounds {
 // replicationRange is the replication a seed may draw: every value, or
 // inside the envelope at its minimum or above (below it, when the target
 // breaks it: every seed then does).
-func (t Target) replicationRange() [2]int {
+func (t Target) replicationRange(a algorithm.Assumptions) [2]int {
 	r := [2]int{1, maxWorldReplication}
-	e := t.Variant.Envelope
-	if least := e.Safety.And(e.Liveness).ReplicationMin; least > 1 {
+	if least := a.ReplicationMin; least > 1 {
 		if slices.Contains(t.Beyond, algorithm.ReplicationMin) {
 			r[1] = min(least-1, maxWorldReplication)
 		} else {
