@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/locksim/locksim/sim/cause"
 	"io"
 
 	"github.com/locksim/locksim/model"
@@ -33,6 +34,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	sc.register(f)
 	seed := f.Uint64("seed", 1, "seed to replay when no repro file is given")
 	trace := f.Bool("trace", false, "print the full timeline")
+	why := f.Bool("why", false, "attribute a failing run to its causes: replay it with each fix the variant's family knows (or, for a lock without fixes, each world change) and say which remove each violation")
 	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file")
 	htmlModel := f.String("html-model", "", "model for -html: mutex or counter (default: counter for a lost update, else mutex)")
 	var isoFlags isolationFlags
@@ -75,6 +77,13 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 			return f.fail(stderr, err)
 		}
 		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
+	}
+	if *why && o.Failed() {
+		a, err := cause.Attribute(rp.target, o, cause.Options{})
+		if err != nil {
+			return f.fail(stderr, err)
+		}
+		printAttribution(stdout, a)
 	}
 	if !o.Verdict.OK() {
 		fmt.Fprintf(stdout, "replay:  %s\n", replay)

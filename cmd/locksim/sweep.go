@@ -62,7 +62,7 @@ type sweepFlags struct {
 	iso                       isolationFlags
 	seeds, count, out         *string
 	stopOn, shard             *string
-	parallel                  *int
+	parallel, why             *int
 	keepGoing, asJSON, resume *bool
 }
 
@@ -76,6 +76,7 @@ func (sf *sweepFlags) register(f *cmdFlags) {
 	sf.stopOn = f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
 	sf.shard = f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	sf.asJSON = f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
+	sf.why = f.Int("why", 200, "with -keep-going, attribute up to this many failing seeds to their causes by counterfactual replay, and print them grouped by cause (0: none)")
 	sf.resume = f.Bool("resume", false, "continue the sweep with these flags from its journal in -out, after it was killed or interrupted: only the seeds it had not finished run, and the summary is the uninterrupted sweep's")
 	sf.iso.register(f)
 }
@@ -260,10 +261,29 @@ func (r *sweepReport) finish(res explore.SweepResult, args []string) error {
 		}
 	} else {
 		printSweepSummary(r.stdout, res, r.opts.Len(), r.prog, j.ExpectedBy, r.opts.StopOn)
+		if err := r.causes(res); err != nil {
+			return err
+		}
 	}
 	if res.Interrupted {
 		fmt.Fprintf(r.stderr, "sweep: interrupted before seed %d; resume with:\n  %s\n", res.NextSeed, j.Resume)
 	}
+	return nil
+}
+
+// causes attributes the sweep's failing seeds (-why, with -keep-going)
+// and prints them grouped by cause.
+func (r *sweepReport) causes(res explore.SweepResult) error {
+	n := min(*r.sf.why, len(res.Failures))
+	if !*r.sf.keepGoing || n <= 0 || r.t.Runner != nil {
+		return nil
+	}
+	fmt.Fprintf(r.stderr, "sweep: attributing %d failing seeds by counterfactual replay (-why 0 skips it)...\n", n)
+	as, err := attributeAll(r.t, res.Failures[:n], r.opts.Run)
+	if err != nil {
+		return fmt.Errorf("attributing the failures: %v", err)
+	}
+	printCauses(r.stdout, as, len(res.Failures), func(seed uint64) string { return r.sf.sc.replayCommand(r.t, seed) })
 	return nil
 }
 
