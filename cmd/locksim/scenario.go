@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/cause"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -36,6 +37,8 @@ type scenarioFlags struct {
 	plan       string // -plan FILE: a hand-written fault plan
 	pct        int    // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
 	pctSteps   int
+	only       string     // -only FIX: every fix of the variant's family but this one
+	changes    string     // -changes: world changes every seed gets
 	config     sim.Config // written by the scenario flags
 }
 
@@ -51,6 +54,8 @@ func (s *scenarioFlags) register(f *cmdFlags) {
 	f.StringVar(&s.plan, "plan", "", "JSON fault plan file (faults.Plan) that every seed runs instead of one it draws; the world is then fixed unless -world says otherwise")
 	f.IntVar(&s.pct, "pct", 0, "schedule message deliveries with PCT of this depth (1..16: random client priorities, depth-1 change points) instead of the seed's latency draws (0: off)")
 	f.IntVar(&s.pctSteps, "pct-steps", explore.DefaultPCTSteps, "with -pct: the latency choices among which the priority change points fall")
+	f.StringVar(&s.only, "only", "", "show one bug alone: apply every fix the variant's family knows but this one (locksim variants -v lists them; replay -why names them)")
+	f.StringVar(&s.changes, "changes", "", "world changes every seed gets after it is drawn, comma-separated, from: "+changeList())
 	explore.RegisterConfigFlags(f.FlagSet, &s.config)
 }
 
@@ -107,6 +112,14 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 		return explore.Target{}, err
 	}
 	t := explore.Target{Variant: v, Config: cfg, Classes: classes, World: world}
+	if t.Changes, err = parseChanges(s.changes); err != nil {
+		return explore.Target{}, err
+	}
+	if s.only != "" {
+		if t, err = cause.Only(t, s.only); err != nil {
+			return explore.Target{}, fmt.Errorf("-only: %v", err)
+		}
+	}
 	if s.plan != "" {
 		if t, err = s.withPlan(f, t); err != nil {
 			return explore.Target{}, err
@@ -382,4 +395,32 @@ func short(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// changeList is every world change -changes accepts.
+func changeList() string {
+	s := make([]string, len(explore.EveryWorldChange))
+	for i, c := range explore.EveryWorldChange {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// parseChanges reads -changes.
+func parseChanges(list string) ([]algorithm.WorldChange, error) {
+	var out []algorithm.WorldChange
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		c := algorithm.WorldChange(name)
+		if !slices.Contains(explore.EveryWorldChange, c) {
+			return nil, fmt.Errorf("-changes: unknown world change %q (known: %s)", name, changeList())
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

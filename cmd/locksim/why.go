@@ -55,7 +55,11 @@ func printCauses(w io.Writer, as []cause.Attribution, of int, replay func(seed u
 	}
 	for _, g := range cause.Groups(as) {
 		fmt.Fprintf(w, "  %-16s %-40s %5d seeds\n", g.Kind, g.Cause, len(g.Seeds))
-		fmt.Fprintf(w, "      first:      %s\n", replay(g.Seeds[0]))
+		alone := ""
+		if g.Pure == g.Seeds[0] {
+			alone = "   (its cause alone)"
+		}
+		fmt.Fprintf(w, "      first:      %s%s\n", replay(g.Seeds[0]), alone)
 		switch {
 		case g.Pure != 0 && g.Pure != g.Seeds[0]:
 			fmt.Fprintf(w, "      first pure: %s\n", replay(g.Pure))

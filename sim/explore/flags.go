@@ -142,6 +142,13 @@ func ReplayCommand(t Target, seed uint64) string {
 	if len(t.Beyond) > 0 {
 		args = append(args, "-beyond", assumptionList(t.Beyond))
 	}
+	if len(t.Changes) > 0 {
+		cs := make([]string, len(t.Changes))
+		for i, c := range t.Changes {
+			cs[i] = string(c)
+		}
+		args = append(args, "-changes", strings.Join(cs, ","))
+	}
 	if p := t.PCT; p != nil {
 		args = append(args, "-pct", itoa(p.Depth))
 		if p.Steps != DefaultPCTSteps {
