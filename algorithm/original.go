@@ -109,7 +109,14 @@ func HasExpired(env Env, val Item) bool {
 func (o Original) ScavengeExpiredLocks(env Env, key string) bool {
 	// Literal: the topology of the name passed in (key+"_lock"), not of the
 	// locked key; the same nodes only if the DHT places both names alike.
-	topology := env.Topology(key)     // topology = dht.GetTopologyFor(key)
+	topology := env.Topology(key) // topology = dht.GetTopologyFor(key)
+	return ScavengeOn(env, topology, key)
+}
+
+// ScavengeOn is the loop of ScavengeExpiredLocks over the given nodes:
+// the post's reads the lock item's own topology; a fixed scavenge passes
+// the locked key's, where LockKey wrote the items.
+func ScavengeOn(env Env, topology []Server, key string) bool {
 	for _, server := range topology { // for server in topology:
 		// Interpretation: `lockKey` is undefined in this scope; evident intent
 		// is the lock item, which is the parameter key here.

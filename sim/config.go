@@ -62,6 +62,12 @@ type Config struct {
 	// item name, <key>_lock, which the DHT places by that name
 	// (AppDataLockName). The checker reports any of it destroyed.
 	AppData string `json:"app_data,omitempty"`
+	// RingSalt, when not zero, salts the ring positions of keys (not of
+	// nodes): a key and its lock item's name, <key>_lock, then land on
+	// the ring independently, and may have different nodes. Zero: the
+	// names' own hashes, under which k and k_lock share their nodes in
+	// every world of up to seven nodes.
+	RingSalt int `json:"ring_salt,omitempty"`
 
 	// Acquisitions, when positive, is how many grants each client thread
 	// goes for: after its Acquisitions-th grant is released it stops (the

@@ -29,13 +29,18 @@ const (
 // replica set itself; with PlacementRing, the ring's members, from which
 // each key's replica set is computed.
 
-// ring is the ring's geometry: each node's position, fixed by its name.
+// ring is the ring's geometry: each node's position, fixed by its name,
+// and the salt of the keys' positions (Config.RingSalt).
 type ring struct {
-	pos []uint64
+	pos  []uint64
+	salt string
 }
 
-func newRing(nodes int) ring {
+func newRing(nodes, salt int) ring {
 	r := ring{pos: make([]uint64, nodes)}
+	if salt != 0 {
+		r.salt = strconv.Itoa(salt) + "/"
+	}
 	for i := range r.pos {
 		r.pos[i] = ringHash("n" + strconv.Itoa(i))
 	}
@@ -66,7 +71,7 @@ func (r ring) replicas(members []int, key string, n int) []int {
 		}
 		return a - b
 	})
-	h := ringHash(key)
+	h := ringHash(r.salt + key)
 	start := 0
 	for start < len(sorted) && r.pos[sorted[start]] < h {
 		start++

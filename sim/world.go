@@ -154,7 +154,7 @@ func newWorld(s Scenario) (*world, error) {
 		w.hosts[i] = host{name: indexName("h", i)}
 	}
 	if w.isRing {
-		w.ring = newRing(cfg.Nodes)
+		w.ring = newRing(cfg.Nodes, cfg.RingSalt)
 	}
 	w.views = [][]int{w.initialMembers()}
 	w.applyClocks()

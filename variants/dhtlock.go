@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
@@ -42,6 +43,7 @@ type fixes struct {
 	nodeClock      bool // fix-clock: node-side TTL, no cross-host clock comparison
 	releasePartial bool // fix-partial: clear own items before returning false
 	literalClear   bool // the literal reading: ClearLock reads and removes the key itself (original-literal)
+	scavengeKey    bool // the scavenge reads the locked key's nodes, where the items are, not the item name's own
 
 	// Used by corrected only.
 	tryAll         bool // write every server before deciding; on failure retry instead of scavenging (needs nodeClock)
@@ -338,13 +340,17 @@ func (l dhtLock) quorum(successfulLocks, n int) bool {
 
 // scavenge is ScavengeExpiredLocks: true when no live item is left.
 func (l dhtLock) scavenge(env algorithm.Env, lockKey string) bool {
+	topology := env.Topology(lockKey) // the post's: the item name's own nodes
+	if l.fix.scavengeKey {
+		topology = env.Topology(strings.TrimSuffix(lockKey, "_lock"))
+	}
 	if !l.fix.nodeClock {
-		return algorithm.Original{}.ScavengeExpiredLocks(env, lockKey)
+		return algorithm.ScavengeOn(env, topology, lockKey)
 	}
 	// Node-side TTL: a node forgets an expired item by itself, by the only
 	// clock that set the TTL, so any item still returned is live. Nothing to
 	// remove; the same servers are read as in the original.
-	for _, server := range env.Topology(lockKey) {
+	for _, server := range topology {
 		if _, err := server.ReadKey(lockKey); err == nil {
 			return false
 		}

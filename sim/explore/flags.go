@@ -48,6 +48,7 @@ var configFlags = []configFlag{
 	{name: "slow-node", usage: "the slow link's node, or -1: every node (a slow client)", num: func(c *sim.Config) *int { return &c.SlowNode }},
 	{name: "app-data", usage: "the application's own data in the DHT: none, key (under the locked key) or key+lock-name (also under <key>_lock)", str: func(c *sim.Config) *string { return &c.AppData }},
 	{name: "acquisitions", usage: "grants each client goes for before it stops (0: no limit, until the run ends)", num: func(c *sim.Config) *int { return &c.Acquisitions }},
+	{name: "ring-salt", usage: "salt of the keys' positions on the ring (0: none): with one, a key and <key>_lock may land on different nodes", num: func(c *sim.Config) *int { return &c.RingSalt }},
 	{name: "restarting-versions", usage: "per-key versions restart at 1 when a key is re-created, so a version can repeat (ABA)", flag: func(c *sim.Config) *bool { return &c.RestartingVersions }},
 }
 

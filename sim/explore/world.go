@@ -21,7 +21,7 @@ import (
 type WorldField string
 
 const (
-	WorldNodes       WorldField = "nodes"       // DHT nodes, 1–7 (-nodes)
+	WorldNodes       WorldField = "nodes"       // DHT nodes, 1–7, and the ring's salt for keys (-nodes, -ring-salt)
 	WorldReplication WorldField = "replication" // nodes holding the key, 1–5, every value (-replication)
 	WorldHosts       WorldField = "hosts"       // client hosts, 1–4 (-hosts)
 	WorldThreads     WorldField = "threads"     // threads per host, 1–3 (-threads)
@@ -39,7 +39,7 @@ var EveryWorldField = []WorldField{WorldNodes, WorldReplication, WorldHosts, Wor
 
 // worldFlags are the scenario flags that pin each field.
 var worldFlags = map[WorldField][]string{
-	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads"},
+	WorldNodes: {"nodes", "ring-salt"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads"},
 	WorldTTL: {"ttl"}, WorldHold: {"hold-min", "hold-max"}, WorldThink: {"think-min", "think-max"},
 	WorldLatency:  {"latency-min", "latency-max", "latency-tail", "slow-extra", "slow-host", "slow-node"},
 	WorldVersions: {"restarting-versions"}, WorldData: {"app-data"},
@@ -47,7 +47,7 @@ var worldFlags = map[WorldField][]string{
 
 // worldJSON are the sim.Config JSON fields of each world field.
 var worldJSON = map[WorldField][]string{
-	WorldNodes: {"nodes"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads_per_host"},
+	WorldNodes: {"nodes", "ring_salt"}, WorldReplication: {"replication"}, WorldHosts: {"hosts"}, WorldThreads: {"threads_per_host"},
 	WorldTTL: {"ttl"}, WorldHold: {"hold_min", "hold_max"}, WorldThink: {"think_min", "think_max"},
 	WorldLatency:  {"latency_min", "latency_max", "latency_tail", "slow_extra", "slow_host", "slow_node"},
 	WorldVersions: {"restarting_versions"}, WorldData: {"app_data"},
@@ -225,6 +225,18 @@ func drawWorld(seed uint64, base sim.Config, draw []WorldField, wb worldBounds) 
 			c.AppData = ""
 		}
 	}
+	if has(WorldNodes) && c.Placement == sim.PlacementRing {
+		// Drawn last, so that every earlier field of a seed is what it
+		// was. A quarter of the worlds salt the keys' ring positions, so
+		// that a key and <key>_lock may land on different nodes: with
+		// the names' own hashes they share their nodes in every world of
+		// up to seven nodes, and a scavenge that reads the lock item's
+		// own topology (the post's text) could never go wrong.
+		c.RingSalt = 0
+		if r.IntN(4) == 0 {
+			c.RingSalt = 1 + r.IntN(1<<30)
+		}
+	}
 	return c
 }
 
@@ -330,6 +342,9 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		switch f {
 		case WorldNodes:
 			parts = append(parts, fmt.Sprintf("nodes %d", c.Nodes))
+			if c.RingSalt != 0 {
+				parts = append(parts, fmt.Sprintf("ring salt %d", c.RingSalt))
+			}
 		case WorldReplication:
 			parts = append(parts, fmt.Sprintf("replication %d", c.Replication))
 		case WorldHosts:
