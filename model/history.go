@@ -11,6 +11,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -340,4 +341,22 @@ func (v Verdict) String() string {
 // String is the violation in one line: kind, true time, story.
 func (x Violation) String() string {
 	return fmt.Sprintf("%s at %s: %s", x.Kind, Seconds(x.Time), x.Story)
+}
+
+// SameAs reports whether v and w find the same violations: the same kinds,
+// at the same times, with the same clients, in the same order, and the
+// same metrics. The stories are not compared: a story reworded by a newer
+// locksim tells the same finding (a replay of an older repro still says
+// reproduced).
+func (v Verdict) SameAs(w Verdict) bool {
+	if len(v.Violations) != len(w.Violations) || v.Metrics != w.Metrics || !slices.Equal(v.Unsupported, w.Unsupported) {
+		return false
+	}
+	for i, a := range v.Violations {
+		b := w.Violations[i]
+		if a.Kind != b.Kind || a.Time != b.Time || a.End != b.End || !slices.Equal(a.Clients, b.Clients) {
+			return false
+		}
+	}
+	return true
 }

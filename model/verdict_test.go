@@ -122,3 +122,24 @@ func TestZeroOptionsAreTheDefaults(t *testing.T) {
 		t.Fatal("absolute bound ignored")
 	}
 }
+
+// Verdicts are compared by what they found, not by how a story words it.
+func TestVerdictSameAsIgnoresStories(t *testing.T) {
+	v := Verdict{Violations: []Violation{{Kind: MutualExclusion, Time: 5, Clients: []int{0, 1}, Story: "a and b both held"}}}
+	w := v
+	w.Violations = []Violation{{Kind: MutualExclusion, Time: 5, Clients: []int{0, 1}, Story: "reworded"}}
+	if !v.SameAs(w) {
+		t.Error("a reworded story made the verdicts differ")
+	}
+	w.Violations = []Violation{{Kind: MutualExclusion, Time: 6, Clients: []int{0, 1}, Story: "a and b both held"}}
+	if v.SameAs(w) {
+		t.Error("another time compared the same")
+	}
+	w.Violations = []Violation{{Kind: MutualExclusion, Time: 5, Clients: []int{0, 2}}}
+	if v.SameAs(w) {
+		t.Error("other clients compared the same")
+	}
+	if v.SameAs(Verdict{}) {
+		t.Error("a verdict with a violation compared the same as one without")
+	}
+}
