@@ -11,7 +11,8 @@ import (
 func variantsCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("variants", "locksim variants [-v]",
 		"Lists the registered lock algorithms, one line each on what they change. -v adds the\n"+
-			"assumptions under which each claims to be safe.",
+			"assumptions under which each claims to be safe, and the fixes its family knows\n"+
+			"(which -only and -why use).",
 		"locksim variants",
 		"locksim variants -v")
 	verbose := f.Bool("v", false, "also print each variant's assumptions")
@@ -23,6 +24,9 @@ func variantsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\n", v.Name, v.Summary)
 		if *verbose {
 			fmt.Fprintf(tw, "\t  envelope: %s\n", v.Envelope)
+			if len(v.Fixes) > 0 {
+				fmt.Fprintf(tw, "\t  fixes (-only, -why): %s\n", variants.FixNames(v))
+			}
 		}
 	}
 	tw.Flush()
