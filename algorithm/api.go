@@ -195,6 +195,10 @@ type Fix struct {
 	// algorithm removes it (a topology that never moves while a lock is
 	// held, nodes quarantined after a restart).
 	World WorldChange
+	// Within names a fix whose world this bug needs to show at all (stale
+	// views need topology changes): a sweep of this bug alone leaves that
+	// one out too.
+	Within string
 	// Broad: the fix changes much of the lock at once (another acquire
 	// altogether), so it would remove most violations by itself. It is
 	// tried only for a violation no narrower fix, nor all of them

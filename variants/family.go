@@ -30,7 +30,7 @@ var originalFixes = []algorithm.Fix{
 	{Name: "amnesia", Bug: "a node that restarts empty forgets the locks it held"},
 	{Name: "partial", Bug: "a failed acquire leaves its partial locks behind"},
 	{Name: "scavenge-topology", Bug: "ScavengeExpiredLocks reads the nodes of the lock item's own name, not the key's, where LockKey wrote the items"},
-	{Name: "fresh-views", Bug: "clients act on stale views of the key's nodes", World: algorithm.InstantTopology},
+	{Name: "fresh-views", Bug: "clients act on stale views of the key's nodes", World: algorithm.InstantTopology, Within: "pinned-topology"},
 	{Name: "reserved-name", Bug: "the lock overwrites and scavenges the application's data under <key>_lock", World: algorithm.ReservedNames},
 	{Name: "contention", Broad: true, Bug: "an acquire gives up at the first item it meets: contenders split the votes, and refresh their own items at every retry"},
 	{Name: "unique-versions", Bug: "a late versioned remove deletes a re-created item that got the same version", World: algorithm.UniqueVersions},

@@ -418,16 +418,19 @@ func mergeQuarantine(e, was algorithm.Envelope) algorithm.Envelope {
 // variant's lock fixes but fix are applied (its name says which: the
 // repros replay by it), and its world fixes but fix are changes every
 // seed's world gets (explore.Target.Changes). Broad fixes stay out: they
-// would remove the bug shown too.
+// would remove the bug shown too; so does the fix the bug needs the world
+// of (algorithm.Fix.Within: stale views need topology changes).
 func Only(t explore.Target, name string) (explore.Target, error) {
 	v := t.Variant
-	if !slices.ContainsFunc(v.Fixes, func(f algorithm.Fix) bool { return f.Name == name }) {
+	i := slices.IndexFunc(v.Fixes, func(f algorithm.Fix) bool { return f.Name == name })
+	if i < 0 {
 		return t, fmt.Errorf("%s knows no fix %q (its fixes: %s)", v.Name, name, fixList(v))
 	}
+	within := v.Fixes[i].Within
 	var lock []string
 	for _, f := range v.Fixes {
 		switch {
-		case f.Name == name || f.Broad:
+		case f.Name == name || f.Broad || f.Name == within:
 		case f.World != "":
 			t.Changes = append(t.Changes, f.World)
 		default:
