@@ -41,9 +41,14 @@ func Mutants() []Mutant {
 		{"corrected", "backoff-per-acquire", "depth, not depth + *l.contended, in pause", mutBackoffPerAcquire,
 			"it changes how much work contention costs, not whether anyone is granted: 0 of 10,000 seeds starve either way, and the sweep runs 2.2x slower"},
 		{"corrected", "retry-trusts-taken", "if errors.Is(err, ErrKeyAlreadyExists) { err = nil } after the retried write", mutRetryTrustsTaken, ""},
-		{"fenced", "token-no-tie-break", "g.Token = counter", mutTokenNoTieBreak, ""},
-		{"fenced", "catch-up-impatient", "one try per increment and per catch-up", mutCatchUpImpatient, ""},
-		{"fenced", "catch-up-skipped", "return token, true: the lagging counters are not raised to the token", mutCatchUpSkipped, ""},
+		{"fenced", "token-no-tie-break", "g.Token = high", mutTokenNoTieBreak, ""},
+		{"fenced", "catch-up-impatient", "one try per call to a counter: raise, increment, catch-up", mutCatchUpImpatient, ""},
+		{"fenced", "catch-up-skipped", "return token, true: the lagging counters are not raised to the token", mutCatchUpSkipped,
+			"fenced raises every counter to the holder's clock, and inside its envelope clocks agree within 5 s, so tokens pass the last " +
+				"within 5 s even where lagging counters would not: skipping the catch-up costs refused holders for at most that long, " +
+				"a third of the shortest liveness bound, and no safety (0 of 30,000 seeds starve with liveness counted and late round " +
+				"trips judged together). Its refused holders are flagged where the clocks do not make up for it " +
+				"(TestRefusedHoldersFlagFencedWithoutCatchUp)"},
 		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,
 			"fenced promises the resource, not the lock: two holders of a broken lock still draw different tokens, and the resource lets only one of them in"},
 		{"redlock", "quorum-half", "if locked >= len(masters)/2 && validity > 0", mutRedlockQuorumHalf, ""},

@@ -27,8 +27,8 @@ const (
 	mutRetryTrustsTaken  // a retried write that finds the key taken counts it as its own
 
 	// fenced
-	mutTokenNoTieBreak  // the token is the bare counter
-	mutCatchUpImpatient // one try per increment and per catch-up
+	mutTokenNoTieBreak  // the token is the bare high part, no tie bits
+	mutCatchUpImpatient // one try per call to a counter: raise, increment, catch-up
 	mutCatchUpSkipped   // the token is the highest counter read; the lagging counters are not raised to it
 
 	// redlock
