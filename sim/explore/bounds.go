@@ -107,7 +107,9 @@ func (t Target) boundsOf(a algorithm.Assumptions) faults.Bounds {
 func extraLatencyMax(c sim.Config, lossBounded bool) time.Duration {
 	slack := c.RPCTimeout - 2*c.LatencyMax
 	if lossBounded {
-		slack /= 2
+		// The slow link's legs come first: what is left of the slack,
+		// shared by two legs, so the world's late share stays its own.
+		slack = (slack - 2*c.SlowExtra) / 2
 	}
 	return max(slack, time.Millisecond)
 }

@@ -273,3 +273,22 @@ func TestLateRepliesAreLoss(t *testing.T) {
 		t.Errorf("slowestWithin gives %s, late share %d ppm: want the slowest link within 10%%", c.SlowExtra, lateShare(c))
 	}
 }
+
+// A slow link's delay and the plan's extra latency add up on the same
+// round trip: judged apart, a slow host with 40% of its round trips late
+// counted as under a 10% loss bound.
+func TestSlowLinkAndExtraLatencyAddUp(t *testing.T) {
+	c := sim.DefaultConfig()
+	c.SlowExtra, c.SlowHost, c.SlowNode = 122*time.Millisecond, 0, -1
+	extra := 60 * time.Millisecond
+	if apart := lateShare(c) + lateShareOf(c.RPCTimeout-2*c.LatencyMax, extra); apart > 100_000 {
+		t.Fatalf("the case no longer shows the mistake: apart %d ppm", apart)
+	}
+	if got := slowLinkLate(c, extra); got < 300_000 || got > 500_000 {
+		t.Errorf("slow link plus extra latency: %d ppm late, want about 40%%", got)
+	}
+	plan := faults.Plan{Network: faults.Network{ExtraLatencyMax: extra}}
+	if _, broken := lossBreach(100_000, c, plan, int64(time.Minute)); !broken {
+		t.Error("a world with 40% of a host's round trips late is judged inside a 10% loss bound")
+	}
+}

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"cmp"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,57 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/variants"
 )
 
-var (
-	updateBugs = flag.Bool("update-bugs", false, "re-find, minimise and rewrite reports/bugs/*.json")
-	onlyBug    = flag.String("bug", "", "with -update-bugs: only this bug (file name without .json)")
-)
-
-// bugsDir holds one minimised repro per bug of reports/BUGS.md.
-const bugsDir = "../../reports/bugs"
-
-// TestRegenerateBugRepros re-finds every bug of the catalogue by its
-// default sweep (seeds from 1), minimises the first run that shows it
-// while it still shows that bug, and writes its repro file. Run with
-// -update-bugs (and -bug NAME for one) after a change that alters traces;
-// then check reports/BUGS.md still tells the truth.
-func TestRegenerateBugRepros(t *testing.T) {
-	if !*updateBugs {
-		t.Skip("run with -update-bugs to rewrite reports/bugs")
-	}
-	for _, e := range catalogue {
-		if *onlyBug != "" && e.name != *onlyBug {
-			continue
-		}
-		tg := e.target()
-		found, ok := firstOf(t, e, 1, catalogueSeeds)
-		if !ok {
-			t.Errorf("%s: not found in %d seeds of %s", e.name, catalogueSeeds, e.sweepCommand())
-			continue
-		}
-		kind := e.kind
-		if _, ok := found.Verdict.First(kind); !ok && kind == model.Liveness {
-			kind = model.Leftover // starved nobody, left items behind
-		}
-		keep := func(o Outcome) bool { return entryOf(e.variant, o) == e.name }
-		m, err := MinimizeWhile(tg, found.Seed, found.Plan, kind, keep, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := NewRepro(m.Target, m.Outcome)
-		r.Minimized = true
-		data, _ := r.Encode()
-		path := filepath.Join(bugsDir, e.name+".json")
-		if err := WriteFileAtomic(path, data); err != nil {
-			t.Fatal(err)
-		}
-		v, _ := m.Outcome.Verdict.First(kind)
-		t.Logf("%s: seed %d, plan size %d -> %d in %d runs: %s", e.name, found.Seed, m.SizeBefore, m.SizeAfter, m.Runs, v.Story)
-	}
-}
+// The repro files of reports/BUGS.md are regenerated from attributed
+// pure seeds by sim/cause's TestRegenerateBugRepros (-update-bugs); the
+// catalogue's patterns below only serve BenchmarkTimeToFirstCounterexample.
 
 // firstOfChunk is how many seeds firstOf sweeps between two looks.
 const firstOfChunk = 64
