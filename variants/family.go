@@ -33,12 +33,16 @@ var originalFixes = []algorithm.Fix{
 	{Name: "fresh-views", Bug: "clients act on stale views of the key's nodes", World: algorithm.InstantTopology, Within: "pinned-topology"},
 	{Name: "reserved-name", Bug: "the lock overwrites and scavenges the application's data under <key>_lock", World: algorithm.ReservedNames},
 	{Name: "contention", Broad: true, Bug: "an acquire gives up at the first item it meets: contenders split the votes, and refresh their own items at every retry"},
-	{Name: "unique-versions", Bug: "a late versioned remove deletes a re-created item that got the same version", World: algorithm.UniqueVersions},
+	{Name: "unique-versions", Within: "clock", Bug: "a late versioned remove deletes a re-created item that got the same version", World: algorithm.UniqueVersions},
 }
 
 // familyLossMaxPPM is the message loss under which the original's family
 // is held to liveness: corrected's (retriedReleaseLossMaxPPM).
 const familyLossMaxPPM = retriedReleaseLossMaxPPM
+
+// unique-versions is Within clock: with node-side expiry (the clock
+// fix) nothing is ever removed by version, so a reused version can do no
+// harm there, and a sweep of it alone keeps the post's expiry.
 
 // literalFix is the literal reading's own fix: the evident reading.
 var literalFix = algorithm.Fix{Name: "evident-reading", Bug: "ClearLock read literally removes the application's data under the key"}
