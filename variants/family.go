@@ -45,7 +45,11 @@ const familyLossMaxPPM = retriedReleaseLossMaxPPM
 // harm there, and a sweep of it alone keeps the post's expiry.
 
 // literalFix is the literal reading's own fix: the evident reading.
-var literalFix = algorithm.Fix{Name: "evident-reading", Bug: "ClearLock read literally removes the application's data under the key"}
+//
+// It is Within identity: the literal clear removes the data under the key
+// only where the data's writer is the releasing host (BelongsToCurrentServer),
+// which an owner per acquisition never is.
+var literalFix = algorithm.Fix{Name: "evident-reading", Within: "identity", Bug: "ClearLock read literally removes the application's data under the key"}
 
 // lockFixes are what each fix of originalFixes that the variant carries
 // sets: the lock's flags, and what the envelope then assumes.

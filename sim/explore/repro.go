@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,11 @@ type Repro struct {
 	// "realredis" for a lock over real Redis clients): such a repro
 	// replays only from the test that ran it.
 	Runner string `json:"runner,omitempty"`
+	// Changes are the world changes the target applied to every seed
+	// (Target.Changes: a sweep of one bug alone); Config and Plan are the
+	// world and plan as changed, and replaying applies them again, which
+	// changes nothing more.
+	Changes []algorithm.WorldChange `json:"changes,omitempty"`
 
 	variant algorithm.Variant // what Variant names: set by NewRepro and DecodeRepro
 }
@@ -69,6 +75,9 @@ func NewRepro(t Target, o Outcome) Repro {
 		r.Check = &c
 	}
 	r.Schedule, r.PCT = o.Schedule, t.PCT
+	if len(t.Changes) > 0 {
+		r.Changes, r.Config = t.Changes, o.Config // the world as changed
+	}
 	if n, ok := t.Runner.(interface{ Name() string }); ok {
 		r.Runner = n.Name()
 	}
@@ -85,7 +94,7 @@ func (r Repro) CheckOptions() model.CheckOptions {
 
 // Target is the repro's target, in the world its seed ran in.
 func (r Repro) Target() Target {
-	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond, PCT: r.PCT}
+	return Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond, PCT: r.PCT, Changes: r.Changes}
 }
 
 // SeedTarget is the target the repro's seed was drawn from, world and all:
@@ -156,6 +165,11 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 	}
 	if err := r.Config.Validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
+	}
+	for _, c := range r.Changes {
+		if !slices.Contains(EveryWorldChange, c) {
+			return Repro{}, fmt.Errorf("repro: unknown world change %q", c)
+		}
 	}
 	if r.Check != nil {
 		if err := r.Check.Validate(); err != nil {
