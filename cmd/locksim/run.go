@@ -123,7 +123,16 @@ func printRun(w io.Writer, o explore.Outcome, variant string, full bool, replay,
 
 // printSeedWorld is the world seed draws, when the target draws one.
 func printSeedWorld(w io.Writer, t explore.Target, seed uint64) {
-	if len(t.World) > 0 {
-		fmt.Fprintf(w, "world:   %s (drawn by the seed)\n", explore.DescribeWorld(t.At(seed).Config, t.World))
+	if len(t.World) == 0 {
+		return
 	}
+	cfg, how := t.At(seed).Config, "drawn by the seed"
+	for _, c := range t.Changes {
+		// The world as it runs: a change of the world (-changes, -only)
+		// applies after the draw.
+		if changed, _, _, ok, err := explore.ChangeWorld(c, cfg, t.PlanFor(seed), t.Variant); err == nil && ok && changed != cfg {
+			cfg, how = changed, how+", then "+string(c)
+		}
+	}
+	fmt.Fprintf(w, "world:   %s (%s)\n", explore.DescribeWorld(cfg, t.World), how)
 }
