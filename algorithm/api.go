@@ -183,6 +183,18 @@ type Variant struct {
 	WithFixes func(names []string) Variant
 }
 
+// FixNames lists v's fixes by name, comma-separated ("none" without).
+func (v Variant) FixNames() string {
+	if len(v.Fixes) == 0 {
+		return "none"
+	}
+	s := v.Fixes[0].Name
+	for _, f := range v.Fixes[1:] {
+		s += ", " + f.Name
+	}
+	return s
+}
+
 // Fix is one fix a variant's family knows: what it repairs, and whether
 // it is a change to the lock or to the world the lock runs in.
 type Fix struct {

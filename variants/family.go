@@ -138,20 +138,8 @@ func lookupFixed(name string) (algorithm.Variant, bool, error) {
 	names := strings.Split(rest, "+")
 	for _, n := range names {
 		if _, ok := lockFixes[n]; !ok || !slices.ContainsFunc(v.Fixes, func(f algorithm.Fix) bool { return f.Name == n }) {
-			return algorithm.Variant{}, true, fmt.Errorf("unknown variant %q: %s has no lock fix %q (its fixes: %s)", name, base, n, FixNames(v))
+			return algorithm.Variant{}, true, fmt.Errorf("unknown variant %q: %s has no lock fix %q (its fixes: %s)", name, base, n, v.FixNames())
 		}
 	}
 	return v.WithFixes(names), true, nil
-}
-
-// FixNames lists v's fixes by name, comma-separated.
-func FixNames(v algorithm.Variant) string {
-	var s []string
-	for _, f := range v.Fixes {
-		s = append(s, f.Name)
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }

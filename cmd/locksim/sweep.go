@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/cause"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -279,7 +280,7 @@ func (r *sweepReport) causes(res explore.SweepResult) error {
 		return nil
 	}
 	fmt.Fprintf(r.stderr, "sweep: attributing %d failing seeds by counterfactual replay (-why 0 skips it)...\n", n)
-	as, err := attributeAll(r.t, res.Failures[:n], r.opts.Run)
+	as, err := cause.AttributeAll(r.t, res.Failures[:n], cause.Options{Run: r.opts.Run})
 	if err != nil {
 		return fmt.Errorf("attributing the failures: %v", err)
 	}

@@ -25,7 +25,7 @@ func variantsCmd(args []string, stdout, stderr io.Writer) int {
 		if *verbose {
 			fmt.Fprintf(tw, "\t  envelope: %s\n", v.Envelope)
 			if len(v.Fixes) > 0 {
-				fmt.Fprintf(tw, "\t  fixes (-only, -why): %s\n", variants.FixNames(v))
+				fmt.Fprintf(tw, "\t  fixes (-only, -why): %s\n", v.FixNames())
 			}
 		}
 	}

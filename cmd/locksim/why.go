@@ -3,39 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
 
 	"github.com/locksim/locksim/sim/cause"
-	"github.com/locksim/locksim/sim/explore"
 )
-
-// attributeAll attributes failing outcomes of t on every core, in their
-// order; errors are returned with the first seed that had one.
-func attributeAll(t explore.Target, fails []explore.Outcome, run explore.Options) ([]cause.Attribution, error) {
-	out := make([]cause.Attribution, len(fails))
-	errs := make([]error, len(fails))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				out[i], errs[i] = cause.Attribute(t, fails[i], cause.Options{Run: run})
-			}
-		})
-	}
-	for i := range fails {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
 
 // printCauses prints failing seeds grouped by the cause of each kind of
 // violation: how many, the first seed, the first seed that shows that

@@ -14,9 +14,12 @@
 package cause
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
@@ -279,11 +282,14 @@ func (a *Attribution) minimalSets(t explore.Target, o explore.Outcome, useful []
 		// Every fix together, or else the lock's fixes alone or the
 		// world's alone: a replay diverges from the run, and one with
 		// more changed can show the violation again by another path.
-		var set []fix
-		for _, start := range [][]fix{useful, only(useful, true), only(useful, false)} {
-			if len(start) == 0 || (set != nil && len(start) == len(useful)) {
-				continue
+		starts := [][]fix{useful}
+		for _, lock := range []bool{true, false} {
+			if part := only(useful, lock); len(part) > 0 && len(part) < len(useful) {
+				starts = append(starts, part)
 			}
+		}
+		var set []fix
+		for _, start := range starts {
 			ok, err := removes(start)
 			if err != nil {
 				return err
@@ -292,9 +298,8 @@ func (a *Attribution) minimalSets(t explore.Target, o explore.Outcome, useful []
 				set = slices.Clone(start)
 				break
 			}
-			set = []fix{} // tried
 		}
-		if len(set) == 0 {
+		if set == nil {
 			continue // unattributed: no set of its fixes removes it
 		}
 		for j := len(set) - 1; j >= 0 && len(set) > 2; j-- {
@@ -326,6 +331,28 @@ func (a *Attribution) curedUnattributed(tr Tried) {
 	}
 }
 
+// AttributeAll attributes failing runs of t on every core, each in its
+// place in the result, with every error, joined.
+func AttributeAll(t explore.Target, fails []explore.Outcome, opt Options) ([]Attribution, error) {
+	out := make([]Attribution, len(fails))
+	errs := make([]error, len(fails))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(fails), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = Attribute(t, fails[i], opt)
+			}
+		})
+	}
+	for i := range fails {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
 // cured records tr's fixes as a cure of each violation it removed that no
 // smaller set removes already.
 func (a *Attribution) cured(tr Tried) {
@@ -352,6 +379,15 @@ func containsCure(cures [][]string, set []string) bool {
 // replay runs o's seed again with fixes applied. ok is false when the
 // fixes change nothing of the run's world, plan or lock.
 func replay(t explore.Target, o explore.Outcome, fixes []fix, opt Options, a *Attribution) (Tried, bool, error) {
+	names := make([]string, len(fixes))
+	for i, f := range fixes {
+		names[i] = f.name
+	}
+	// A set already replayed (every fix together, asked again for each
+	// violation no single fix removes) is not run twice.
+	if i := slices.IndexFunc(a.Tried, func(tr Tried) bool { return slices.Equal(tr.Fixes, names) }); i >= 0 {
+		return a.Tried[i], true, nil
+	}
 	tt, plan, ok, err := apply(t, o.Config, o.Plan, fixes)
 	if err != nil || !ok {
 		return Tried{}, false, err
@@ -361,10 +397,7 @@ func replay(t explore.Target, o explore.Outcome, fixes []fix, opt Options, a *At
 		return Tried{}, false, err
 	}
 	a.Replays++
-	var tr Tried
-	for _, f := range fixes {
-		tr.Fixes = append(tr.Fixes, f.name)
-	}
+	tr := Tried{Fixes: names}
 	left := still(r, t.Variant.Envelope)
 	for _, k := range a.Kinds {
 		if !slices.Contains(left, k.Kind) {
@@ -384,6 +417,18 @@ func apply(t explore.Target, cfg sim.Config, plan faults.Plan, fixes []fix) (exp
 	for _, f := range fixes {
 		if f.lock {
 			lock = append(lock, f.name)
+		}
+	}
+	if len(lock) > 0 {
+		if v.WithFixes == nil {
+			return t, plan, false, fmt.Errorf("variant %s declares lock fixes but cannot apply them (WithFixes is nil)", v.Name)
+		}
+		v, changed = v.WithFixes(lock), true
+	}
+	// World changes after the lock's: one may change the variant's
+	// envelope too (a restart quarantine), which the fixed lock keeps.
+	for _, f := range fixes {
+		if f.lock {
 			continue
 		}
 		var did bool
@@ -393,24 +438,8 @@ func apply(t explore.Target, cfg sim.Config, plan faults.Plan, fixes []fix) (exp
 		}
 		changed = changed || did
 	}
-	if len(lock) > 0 {
-		if v.WithFixes == nil {
-			return t, plan, false, fmt.Errorf("variant %s declares lock fixes but cannot apply them (WithFixes is nil)", v.Name)
-		}
-		w := v.WithFixes(lock)
-		w.Envelope = mergeQuarantine(w.Envelope, v.Envelope)
-		v, changed = w, true
-	}
 	t.Variant, t.Config, t.World, t.Plan, t.Beyond = v, cfg, nil, nil, nil
 	return t, plan, changed, nil
-}
-
-// mergeQuarantine keeps a restart quarantine a world change asked for.
-func mergeQuarantine(e, was algorithm.Envelope) algorithm.Envelope {
-	if was.Safety.RestartQuarantine {
-		e.Safety.RestartQuarantine = true
-	}
-	return e
 }
 
 // Only is target t with every fix of its variant applied but one: a sweep
@@ -424,7 +453,7 @@ func Only(t explore.Target, name string) (explore.Target, error) {
 	v := t.Variant
 	i := slices.IndexFunc(v.Fixes, func(f algorithm.Fix) bool { return f.Name == name })
 	if i < 0 {
-		return t, fmt.Errorf("%s knows no fix %q (its fixes: %s)", v.Name, name, fixList(v))
+		return t, fmt.Errorf("%s knows no fix %q (its fixes: %s)", v.Name, name, v.FixNames())
 	}
 	within := v.Fixes[i].Within
 	var lock []string
@@ -444,17 +473,6 @@ func Only(t explore.Target, name string) (explore.Target, error) {
 		t.Variant = v.WithFixes(lock)
 	}
 	return t, nil
-}
-
-func fixList(v algorithm.Variant) string {
-	var s []string
-	for _, f := range v.Fixes {
-		s = append(s, f.Name)
-	}
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }
 
 // Group is the failing seeds of a sweep whose violation of one kind has

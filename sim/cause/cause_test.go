@@ -3,9 +3,7 @@ package cause
 import (
 	"flag"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,45 +22,22 @@ func variant(t testing.TB, name string) algorithm.Variant {
 	return v
 }
 
-// attributeSweep runs seeds [1, n] of tg and attributes each failing one,
-// on every core, in seed order.
+// attributeSweep runs seeds [1, n] of tg and attributes each failing one
+// (AttributeAll), in seed order.
 func attributeSweep(t testing.TB, tg explore.Target, n int) []Attribution {
-	out := make([]*Attribution, n+1)
-	var wg sync.WaitGroup
-	next := make(chan uint64)
-	var mu sync.Mutex
-	var firstErr error
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for seed := range next {
-				o, err := explore.RunSeed(tg, seed, explore.DefaultOptions())
-				if err == nil && o.Failed() {
-					var a Attribution
-					if a, err = Attribute(tg, o, Options{}); err == nil {
-						out[seed] = &a
-					}
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-				}
+	var fails []explore.Outcome
+	_, err := explore.Sweep(tg, explore.SweepOptions{From: 1, Count: n, KeepGoing: true, Run: explore.DefaultOptions(),
+		OnOutcome: func(o explore.Outcome) {
+			if o.Failed() {
+				fails = append(fails, o)
 			}
-		})
+		}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		next <- seed
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		t.Fatal(firstErr)
-	}
-	var as []Attribution
-	for _, a := range out {
-		if a != nil {
-			as = append(as, *a)
-		}
+	as, err := AttributeAll(tg, fails, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return as
 }
@@ -118,9 +93,13 @@ func TestAttributionByWorld(t *testing.T) {
 	if len(as) == 0 {
 		t.Fatal("no failing seed of the original in 20")
 	}
+	attributed := 0
 	for _, a := range as {
 		if !a.ByWorld {
 			t.Fatalf("seed %d attributed by fixes the variant does not declare", a.Seed)
+		}
+		if a.Attributed() {
+			attributed++
 		}
 		for _, k := range a.Kinds {
 			for _, c := range k.Cures {
@@ -131,6 +110,9 @@ func TestAttributionByWorld(t *testing.T) {
 				}
 			}
 		}
+	}
+	if attributed == 0 {
+		t.Errorf("no failing seed of %d attributed by world changes", len(as))
 	}
 }
 
