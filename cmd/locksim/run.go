@@ -127,11 +127,14 @@ func printSeedWorld(w io.Writer, t explore.Target, seed uint64) {
 		return
 	}
 	cfg, how := t.At(seed).Config, "drawn by the seed"
-	for _, c := range t.Changes {
+	if len(t.Changes) > 0 {
 		// The world as it runs: a change of the world (-changes, -only)
 		// applies after the draw.
-		if changed, _, _, ok, err := explore.ChangeWorld(c, cfg, t.PlanFor(seed), t.Variant); err == nil && ok && changed != cfg {
-			cfg, how = changed, how+", then "+string(c)
+		plan := t.PlanFor(seed)
+		for _, c := range t.Changes {
+			if changed, _, _, _, err := explore.ChangeWorld(c, cfg, plan, t.Variant); err == nil && changed != cfg {
+				cfg, how = changed, how+", then "+string(c)
+			}
 		}
 	}
 	fmt.Fprintf(w, "world:   %s (%s)\n", explore.DescribeWorld(cfg, t.World), how)
