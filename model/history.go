@@ -141,6 +141,10 @@ type History struct {
 	// LongItems are the lock items that stayed on a node for longer than
 	// two TTLs, in the order they went (the end of the run last).
 	LongItems []ItemLife `json:"long_items,omitempty"`
+	// Items, when recorded (sim.Scenario.Items), are every lock item's
+	// stays on nodes, in the order they ended (those still there when the
+	// run ended last): what ExplainWait reads.
+	Items []ItemLife `json:"items,omitempty"`
 	// AppData names the keys the application kept its data under, and
 	// DataLoss the times a client destroyed some of it, in time order.
 	AppData  []string   `json:"app_data,omitempty"`
@@ -175,8 +179,12 @@ type Reach struct {
 // by Client at From, gone at To (removed, expired, lost with its node's
 // data, or still there when the run ended).
 type ItemLife struct {
-	Node   string `json:"node"`
-	Owner  string `json:"owner"`
+	Node  string `json:"node"`
+	Owner string `json:"owner"`
+	// Key is the item's key, and App marks the application's data under
+	// it; both only in History.Items.
+	Key    string `json:"key,omitempty"`
+	App    bool   `json:"app,omitempty"`
 	Client int    `json:"c"`
 	From   int64  `json:"from"`
 	To     int64  `json:"to"`

@@ -234,10 +234,10 @@ func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64
 		if c.refused > 0 && c.refusedIn(w) {
 			nobody = "nobody holding the lock but holders the resource refused (stale tokens)"
 		}
-		story := fmt.Sprintf("%s waited %s from %s with %s, %s (bound %s)",
+		story := fmt.Sprintf("%s waited %s from %s with %s, %s (the liveness bound is %s)",
 			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
 		if h.Reachable {
-			story = fmt.Sprintf("%s waited %s from %s with %s, %s, more than %s of it with a majority of the key's nodes up and reachable",
+			story = fmt.Sprintf("%s waited %s from %s with %s, %s, more than the liveness bound (%s) of it with a majority of the key's nodes up and reachable",
 				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
 		}
 		return Violation{

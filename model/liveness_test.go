@@ -22,7 +22,7 @@ func TestLivenessWindowAfterHealFound(t *testing.T) {
 	h := starved().h
 	h.Healed = 5000
 	v, found := CheckLiveness(h, DefaultCheckOptions().LivenessBound(h))
-	want := "h1/t0 waited 289.000s from 11.000s with nobody holding the lock, until the run ended (bound 180.000s)"
+	want := "h1/t0 waited 289.000s from 11.000s with nobody holding the lock, until the run ended (the liveness bound is 180.000s)"
 	if !found || v.Kind != Liveness || v.Time != 11000e6 || !slices.Equal(v.Clients, []int{1}) || v.Story != want {
 		t.Fatalf("got %+v (found %v)", v, found)
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/locksim/locksim/model"
+
 // An endpoint is a node (index >= 0), a client (-1-index), or the protected
 // resource.
 type endpoint int32
@@ -213,10 +215,18 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 		}
 	default:
 		n.store.by = int32(m.from.client())
+		var prev model.ItemLife // the stay a rewrite by its owner ends (Scenario.Items)
+		if w.items {
+			prev = w.itemBefore(n, m)
+		}
 		n.store.apply(&m.req, n.clock.local(w.now), &m.rep)
 		w.mix(uint64(ni), uint64(m.req.op), uint64(m.rep.err), m.rep.item.Version)
 		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL || m.req.op == opCreateWithLease) {
 			w.itemWritten(n, m)
+			if prev.Owner != "" {
+				prev.To = w.now
+				w.hist.Items = append(w.hist.Items, prev)
+			}
 		}
 		if w.tracing {
 			w.note("%s applies %s -> %s", n.name, w.describe(m), describeReply(m.rep))

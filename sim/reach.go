@@ -27,6 +27,10 @@ func (w *world) itemWritten(n *node, m *message) {
 // (more than two TTLs) is one of History.LongItems, gone at true time now
 // or, when its node-side TTL (or its lease) ran out earlier, then.
 func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
+	if e.app && w.items {
+		w.hist.Items = append(w.hist.Items, model.ItemLife{Node: w.nodes[ni].name, Key: e.key, App: true,
+			Client: -1, From: e.since, To: w.now})
+	}
 	if e.app {
 		if how == goneRemoved || how == goneOverwritten {
 			what := "removed"
@@ -38,7 +42,7 @@ func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 		}
 		return
 	}
-	if e.owner == "" || w.now-e.since <= 2*int64(w.cfg.TTL) {
+	if e.owner == "" || (!w.items && w.now-e.since <= 2*int64(w.cfg.TTL)) {
 		return
 	}
 	to := w.now
@@ -53,10 +57,29 @@ func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 			to = min(to, t)
 		}
 	}
+	if w.items {
+		w.hist.Items = append(w.hist.Items, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner, Key: e.key,
+			Client: int(e.writer), From: e.since, To: to})
+	}
 	if to-e.since > 2*int64(w.cfg.TTL) {
 		w.hist.LongItems = append(w.hist.LongItems, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner,
 			Client: int(e.writer), From: e.since, To: to})
 	}
+}
+
+// itemBefore is the lock item m's write finds on n, as a stay that the
+// write ends if it rewrites it (the same owner's): its To is left for the
+// caller. Zero if there is none, or it is the application's data.
+func (w *world) itemBefore(n *node, m *message) model.ItemLife {
+	i := n.store.find(m.req.key)
+	if i < 0 {
+		return model.ItemLife{}
+	}
+	e := &n.store.entries[i].entry
+	if e.app || e.owner == "" || e.expired(n.clock.local(w.now)) {
+		return model.ItemLife{}
+	}
+	return model.ItemLife{Node: n.name, Owner: e.owner, Key: m.req.key, Client: int(e.writer), From: e.since}
 }
 
 // longItemsAtEnd records the lock items still on their nodes when the run

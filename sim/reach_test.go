@@ -116,3 +116,41 @@ func TestLeaseKeysGoWithTheirLease(t *testing.T) {
 		t.Fatalf("a key whose lease ran out after one TTL counts as a leftover: %+v", res.History.LongItems)
 	}
 }
+
+// Recording every item's stays (Scenario.Items) changes nothing of the
+// run: the same trace hash, the same long stays; and the long stays are
+// among the stays recorded.
+func TestItemsRecordedWithoutChangingTheRun(t *testing.T) {
+	s := time.Second
+	plan := faults.Plan{Network: faults.Network{LossPPM: 50_000}, Events: []faults.Event{
+		{At: 10 * s, Kind: faults.Crash, Node: 0, For: 10 * s},
+		{At: 30 * s, Kind: faults.Pause, Client: 1, For: 90 * s},
+	}}
+	run := func(items bool) Result {
+		res, err := Run(Scenario{Config: smallConfig(), Variant: ttlVariant, Seed: 11, Plan: plan, Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	off, on := run(false), run(true)
+	if off.TraceHash != on.TraceHash || len(off.History.Items) != 0 {
+		t.Fatalf("recording items changed the run: hash %x vs %x, %d items recorded when off",
+			off.TraceHash, on.TraceHash, len(off.History.Items))
+	}
+	if len(on.History.Items) == 0 {
+		t.Fatal("no item recorded")
+	}
+	if len(on.History.LongItems) != len(off.History.LongItems) {
+		t.Fatalf("long stays differ: %d with items, %d without", len(on.History.LongItems), len(off.History.LongItems))
+	}
+	for _, long := range on.History.LongItems {
+		found := false
+		for _, it := range on.History.Items {
+			found = found || (it.Node == long.Node && it.Owner == long.Owner && it.From == long.From && it.To == long.To)
+		}
+		if !found {
+			t.Errorf("long stay %+v is not among the items recorded", long)
+		}
+	}
+}

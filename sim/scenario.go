@@ -15,6 +15,10 @@ type Scenario struct {
 	// Trace records every event as text (for timelines and the determinism
 	// check). Off, the run still hashes every event.
 	Trace bool
+	// Items records every lock item's stay on a node (History.Items), for
+	// explaining a wait (model.ExplainWait). Off, only the long stays are
+	// (History.LongItems). Either way the trace hash is the same.
+	Items bool
 	// Buffers, when set, lends the run memory from earlier runs (see Buffers).
 	Buffers *Buffers
 	// Choices, when set, makes the Chooser that decides every choice point

@@ -60,6 +60,7 @@ type world struct {
 	hash    uint64
 	events  int64
 	tracing bool
+	items   bool // Scenario.Items
 	trace   []model.TraceEvent
 	abort   *model.Abort
 	ended   bool
@@ -137,7 +138,7 @@ func newWorld(s Scenario) (*world, error) {
 		topoRand: newStream(s.Seed, streamTopology), isRing: cfg.Placement == PlacementRing,
 		quarantine: s.Variant.Envelope.Quarantined() && !s.Plan.Deployment.NoQuarantine,
 		fenced:     s.Variant.Envelope.Fenced() && !s.Plan.Deployment.NoFencing,
-		hash:       fnvOffset, tracing: s.Trace,
+		hash:       fnvOffset, tracing: s.Trace, items: s.Items,
 	}
 	if s.Choices != nil {
 		w.choose = s.Choices(randomChoices{w})

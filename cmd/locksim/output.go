@@ -51,6 +51,9 @@ func printOutcome(w io.Writer, o explore.Outcome, variant string) {
 	}
 	for _, x := range o.Findings {
 		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
+		if stuck := o.Stuck(x); stuck != "" {
+			fmt.Fprintf(w, "    why nobody got it: %s\n", stuck)
+		}
 		if note := x.Note(variant); note != "" {
 			fmt.Fprintf(w, "    %s\n", note)
 		}

@@ -118,9 +118,9 @@ func (a Attribution) Cause() string {
 
 // String is the attribution in sentences, one per violation.
 func (a Attribution) String() string {
-	what := "fix"
+	what, whats := "fix", "fixes"
 	if a.ByWorld {
-		what = "world change"
+		what, whats = "world change", "world changes"
 	}
 	var b strings.Builder
 	for i, k := range a.Kinds {
@@ -133,7 +133,7 @@ func (a Attribution) String() string {
 		case k.Pure():
 			fmt.Fprintf(&b, "%s: %s (that %s alone removes it, and no other %s does)", k.Kind, k.Cause(), what, what)
 		case len(k.Cures[0]) == 1:
-			fmt.Fprintf(&b, "%s: %s (each of these %ss alone removes it: it needed every one of those bugs)", k.Kind, k.Cause(), what)
+			fmt.Fprintf(&b, "%s: %s (each of these %s alone removes it: it needed every one of those bugs)", k.Kind, k.Cause(), whats)
 		default:
 			fmt.Fprintf(&b, "%s: %s (no single %s removes it, these together do, and none of them can be left out: each bug alone was enough)", k.Kind, k.Cause(), what)
 		}

@@ -28,6 +28,20 @@ type Finding struct {
 	Breach *Breach `json:"breach,omitempty"`
 }
 
+// Stuck says why nobody got the lock in a liveness finding of o, from the
+// run's own state (model.ExplainWait): "" for another kind, or when o kept
+// no history (Options.Keep).
+func (o Outcome) Stuck(f Finding) string {
+	if len(o.History.Clients) == 0 {
+		return ""
+	}
+	why, ok := model.ExplainWait(o.History, f.Violation)
+	if !ok {
+		return ""
+	}
+	return why.String()
+}
+
 // Bug reports whether the finding is a bug of the variant: promised, and
 // inside the envelope.
 func (f Finding) Bug() bool { return f.Promised && f.Breach == nil }
@@ -130,6 +144,9 @@ func (o Outcome) String() string {
 	}
 	for _, f := range o.Findings {
 		fmt.Fprintf(&b, "\n  %s", f)
+		if stuck := o.Stuck(f); stuck != "" {
+			fmt.Fprintf(&b, "\n    why nobody got it: %s", stuck)
+		}
 	}
 	if n := o.Verdict.UnsupportedNote(); n != "" {
 		b.WriteString("\n  " + n)

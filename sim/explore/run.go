@@ -251,7 +251,7 @@ var checkerPool = sync.Pool{New: func() any { return new(model.Checker) }}
 // Options say how much to keep of a run, and what fails it.
 type Options struct {
 	Check model.CheckOptions
-	Keep  bool // keep the History in the Outcome
+	Keep  bool // keep the History in the Outcome, with every lock item's stays (for Outcome.Stuck)
 	Trace bool // record the text trace (slower)
 	// Strict fails a run on any violation, inside the envelope or not,
 	// promised or not.
@@ -331,7 +331,7 @@ func runWith(run func(sim.Scenario) (sim.Result, error), v algorithm.Variant, cf
 			err = fmt.Errorf("seed %d: internal error in locksim: %v", seed, r)
 		}
 	}()
-	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace, Choices: choices}
+	sc := sim.Scenario{Config: cfg, Variant: v, Seed: seed, Plan: plan, Trace: opt.Trace, Choices: choices, Items: opt.Keep}
 	if !opt.Keep {
 		// The history is checked and dropped: its memory can serve the next run.
 		b := buffersPool.Get().(*sim.Buffers)
