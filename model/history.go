@@ -273,6 +273,11 @@ type Violation struct {
 	End     int64  `json:"end,omitempty"`
 	Clients []int  `json:"clients"` // client indexes involved
 	Story   string `json:"story"`   // one line a person can read
+	// Count, when more than one, is how many violations of its kind the
+	// run had, this first one among them (Verdict.Later lists the others
+	// when CheckOptions.Every asks). A lost update counts once: the
+	// counter's history stops linearizing there.
+	Count int `json:"count,omitempty"`
 }
 
 // Metrics summarise a run.
@@ -289,8 +294,13 @@ type Metrics struct {
 
 // Verdict is a checked History.
 type Verdict struct {
+	// Violations are the first violation of each kind, in time order:
+	// what a verdict is judged and compared by.
 	Violations []Violation `json:"violations,omitempty"`
-	Metrics    Metrics     `json:"metrics"`
+	// Later are the violations after the first of each kind, in time
+	// order, when CheckOptions.Every asks for them.
+	Later   []Violation `json:"later,omitempty"`
+	Metrics Metrics     `json:"metrics"`
 	// Unsupported is the history's: commands the lock used that locksim
 	// does not simulate. A verdict with any says so: the run is not what
 	// the lock does against a real server.
@@ -346,8 +356,12 @@ func (v Verdict) String() string {
 	return b.String()
 }
 
-// String is the violation in one line: kind, true time, story.
+// String is the violation in one line: kind, true time, story, and how
+// many of its kind the run had.
 func (x Violation) String() string {
+	if x.Count > 1 {
+		return fmt.Sprintf("%s at %s: %s (the first of %d)", x.Kind, Seconds(x.Time), x.Story, x.Count)
+	}
 	return fmt.Sprintf("%s at %s: %s", x.Kind, Seconds(x.Time), x.Story)
 }
 

@@ -10,23 +10,42 @@ import "fmt"
 // blocks others until it is removed or expires. attempts and holds are
 // what Check derived from h.
 func checkLeftovers(h History, attempts []Attempt, holds []Hold, bound int64) (Violation, bool) {
-	var first Violation
-	found := false
+	v, n := leftovers(h, attempts, holds, bound, nil)
+	return v, n > 0
+}
+
+// leftovers is the item checkLeftovers finds, and n, how many items stayed
+// unused longer than bound; later, when not nil, gets every one of them but
+// that one.
+func leftovers(h History, attempts []Attempt, holds []Hold, bound int64, later *[]Violation) (first Violation, n int) {
 	for _, it := range h.LongItems {
 		from := leftSince(it, attempts, holds)
-		if it.To-from <= bound || (found && from+bound >= first.End) {
+		if it.To-from <= bound {
 			continue
 		}
-		until := "until the run ended"
-		if it.To < h.End {
-			until = "until " + Seconds(it.To)
+		n++
+		if n > 1 && from+bound >= first.End {
+			if later != nil {
+				*later = append(*later, leftoverViolation(h, it, from, bound))
+			}
+			continue
 		}
-		first = Violation{Kind: Leftover, Time: from, End: from + bound, Clients: []int{it.Client},
-			Story: fmt.Sprintf("a lock item of %s (written by %s at %s) stayed on %s unused from %s for %s, %s (bound %s)",
-				it.Owner, clientName(h, it.Client), Seconds(it.From), it.Node, Seconds(from), Seconds(it.To-from), until, Seconds(bound))}
-		found = true
+		if n > 1 && later != nil {
+			*later = append(*later, first) // it gives way to one that passed the bound earlier
+		}
+		first = leftoverViolation(h, it, from, bound)
 	}
-	return first, found
+	return first, n
+}
+
+func leftoverViolation(h History, it ItemLife, from, bound int64) Violation {
+	until := "until the run ended"
+	if it.To < h.End {
+		until = "until " + Seconds(it.To)
+	}
+	return Violation{Kind: Leftover, Time: from, End: from + bound, Clients: []int{it.Client},
+		Story: fmt.Sprintf("a lock item of %s (written by %s at %s) stayed on %s unused from %s for %s, %s (bound %s)",
+			it.Owner, clientName(h, it.Client), Seconds(it.From), it.Node, Seconds(from), Seconds(it.To-from), until, Seconds(bound))}
 }
 
 // leftSince is when item it stopped being used: the end of the acquire

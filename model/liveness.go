@@ -205,50 +205,73 @@ func CheckLiveness(h History, bound time.Duration) (Violation, bool) {
 }
 
 func (c *Checker) checkLiveness(h History, windows []NoHolderWindow, bound int64) (Violation, bool) {
+	v, n := c.livenessViolations(h, windows, bound, nil)
+	return v, n > 0
+}
+
+// livenessViolations is the first window that passed bound, as
+// checkLiveness finds it, and n, how many did; later, when not nil, gets
+// every one after the first.
+func (c *Checker) livenessViolations(h History, windows []NoHolderWindow, bound int64, later *[]Violation) (first Violation, n int) {
 	if h.Reachable {
 		c.indexReach(h)
 	}
 	for _, w := range windows {
-		var from, at int64 // the wait judged from; when it passed the bound
-		if h.Reachable {
-			var ok bool
-			if from, at, ok = c.availableIn(w, bound); !ok {
-				continue
-			}
-		} else {
-			from = max(w.Start, h.Healed)
-			if w.End-from <= bound {
-				continue
-			}
-			at = from + bound
+		v, ok := c.windowViolation(h, w, bound)
+		switch {
+		case !ok:
+			continue
+		case n == 0:
+			first = v
+		case later != nil:
+			*later = append(*later, v)
 		}
-		names := make([]string, len(w.Clients))
-		for i, cl := range w.Clients {
-			names[i] = clientName(h, cl)
-		}
-		how := "until someone got it"
-		if !w.Granted {
-			how = "until the run ended"
-		}
-		nobody := "nobody holding the lock"
-		if c.refused > 0 && c.refusedIn(w) {
-			nobody = "nobody holding the lock but holders the resource refused (stale tokens)"
-		}
-		story := fmt.Sprintf("%s waited %s from %s with %s, %s (the liveness bound is %s)",
-			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
-		if h.Reachable {
-			story = fmt.Sprintf("%s waited %s from %s with %s, %s, more than the liveness bound (%s) of it with a majority of the key's nodes up and reachable",
-				strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
-		}
-		return Violation{
-			Kind:    Liveness,
-			Time:    from,
-			End:     at,
-			Clients: slices.Clone(w.Clients), // w may live in a Checker's memory
-			Story:   story,
-		}, true
+		n++
 	}
-	return Violation{}, false
+	return first, n
+}
+
+// windowViolation is the liveness violation of window w, if it passed
+// bound (c.indexReach done).
+func (c *Checker) windowViolation(h History, w NoHolderWindow, bound int64) (Violation, bool) {
+	var from, at int64 // the wait judged from; when it passed the bound
+	if h.Reachable {
+		var ok bool
+		if from, at, ok = c.availableIn(w, bound); !ok {
+			return Violation{}, false
+		}
+	} else {
+		from = max(w.Start, h.Healed)
+		if w.End-from <= bound {
+			return Violation{}, false
+		}
+		at = from + bound
+	}
+	names := make([]string, len(w.Clients))
+	for i, cl := range w.Clients {
+		names[i] = clientName(h, cl)
+	}
+	how := "until someone got it"
+	if !w.Granted {
+		how = "until the run ended"
+	}
+	nobody := "nobody holding the lock"
+	if c.refused > 0 && c.refusedIn(w) {
+		nobody = "nobody holding the lock but holders the resource refused (stale tokens)"
+	}
+	story := fmt.Sprintf("%s waited %s from %s with %s, %s (the liveness bound is %s)",
+		strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
+	if h.Reachable {
+		story = fmt.Sprintf("%s waited %s from %s with %s, %s, more than the liveness bound (%s) of it with a majority of the key's nodes up and reachable",
+			strings.Join(names, ", "), Seconds(w.End-from), Seconds(from), nobody, how, Seconds(bound))
+	}
+	return Violation{
+		Kind:    Liveness,
+		Time:    from,
+		End:     at,
+		Clients: slices.Clone(w.Clients), // w may live in a Checker's memory
+		Story:   story,
+	}, true
 }
 
 // indexReach cuts h.Reach per client, in c's memory.

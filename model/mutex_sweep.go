@@ -19,17 +19,31 @@ func FirstOverlap(h History) (Violation, bool) { return firstOverlap(h, Holds(h)
 // firstOverlap is FirstOverlap over holds already derived from h (it may
 // reorder them).
 func firstOverlap(h History, holds []Hold) (Violation, bool) {
+	v, n := overlaps(h, holds, nil)
+	return v, n > 0
+}
+
+// overlaps is the first overlap, as firstOverlap finds it, and n, how many
+// holds began while an earlier one was still held (each one an overlap).
+// later, when not nil, gets every overlap after the first.
+func overlaps(h History, holds []Hold, later *[]Violation) (first Violation, n int) {
 	slices.SortStableFunc(holds, func(a, b Hold) int { return cmp.Compare(a.StartSeq, b.StartSeq) })
 	longest := -1 // index of the earlier hold with the latest EndSeq
 	for i, cur := range holds {
 		if longest >= 0 && holds[longest].EndSeq > cur.StartSeq {
-			return overlapViolation(h, holds[longest], cur), true
+			switch {
+			case n == 0:
+				first = overlapViolation(h, holds[longest], cur)
+			case later != nil:
+				*later = append(*later, overlapViolation(h, holds[longest], cur))
+			}
+			n++
 		}
 		if longest < 0 || cur.EndSeq > holds[longest].EndSeq {
 			longest = i
 		}
 	}
-	return Violation{}, false
+	return first, n
 }
 
 func overlapViolation(h History, earlier, later Hold) Violation {

@@ -27,6 +27,11 @@ type CheckOptions struct {
 	LivenessBoundNS int64
 	// SkipLiveness leaves liveness unjudged (its metrics are still computed).
 	SkipLiveness bool
+	// Every lists every violation after the first of its kind in
+	// Verdict.Later (each overlap of holds, each time the application's
+	// data was destroyed, each wait and item past the liveness bound).
+	// Off, they are only counted (Violation.Count).
+	Every bool `json:"Every,omitempty"`
 }
 
 // DefaultCheckOptions are the options Check uses unless told otherwise.

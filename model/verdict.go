@@ -44,8 +44,14 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	c.attempts = attemptsInto(c.attempts, h)
 	c.keepProgress(h)
 	windows := c.noHolderWindows(h, c.attempts, c.progress)
-	overlap, found := firstOverlap(h, c.holds)
+	var later *[]Violation // every violation after the first of its kind
+	if opts.Every {
+		later = &v.Later
+	}
+	overlap, n := overlaps(h, c.holds, later)
+	found := n > 0
 	if found {
+		overlap.Count = n
 		v.Violations = append(v.Violations, overlap)
 	}
 	if opts.Porcupine {
@@ -57,19 +63,35 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 		v.Violations = append(v.Violations, lost)
 	}
 	if len(h.DataLoss) > 0 {
-		v.Violations = append(v.Violations, dataLossViolation(h))
+		lost := dataLossViolation(h, 0)
+		lost.Count = len(h.DataLoss)
+		v.Violations = append(v.Violations, lost)
+		if later != nil {
+			for i := range h.DataLoss[1:] {
+				v.Later = append(v.Later, dataLossViolation(h, i+1))
+			}
+		}
 	}
 	if bound := int64(opts.LivenessBound(h)); !opts.SkipLiveness && bound > 0 {
-		if stuck, found := c.checkLiveness(h, windows, bound); found {
+		if stuck, n := c.livenessViolations(h, windows, bound, later); n > 0 {
+			stuck.Count = n
 			v.Violations = append(v.Violations, stuck)
 		}
-		if left, found := checkLeftovers(h, c.attempts, c.holds, bound); found {
+		if left, n := leftovers(h, c.attempts, c.holds, bound, later); n > 0 {
+			left.Count = n
 			v.Violations = append(v.Violations, left)
 		}
 	}
-	slices.SortStableFunc(v.Violations, func(a, b Violation) int {
+	for i := range v.Violations {
+		if v.Violations[i].Count == 1 {
+			v.Violations[i].Count = 0 // said only of a kind that broke more than once
+		}
+	}
+	byTime := func(a, b Violation) int {
 		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
-	})
+	}
+	slices.SortStableFunc(v.Violations, byTime)
+	slices.SortStableFunc(v.Later, byTime)
 	v.Metrics = c.computeMetrics(h, c.attempts, c.byTime, windows)
 	return v, nil
 }
@@ -125,10 +147,10 @@ func abortViolation(h History) Violation {
 	return v
 }
 
-// dataLossViolation reports the first time a client destroyed the
+// dataLossViolation reports the i-th time a client destroyed the
 // application's data.
-func dataLossViolation(h History) Violation {
-	d := h.DataLoss[0]
+func dataLossViolation(h History, i int) Violation {
+	d := h.DataLoss[i]
 	return Violation{Kind: DataLoss, Time: d.Time, Clients: []int{d.Client},
 		Story: fmt.Sprintf("%s %s the application's data under %s on %s at %s", clientName(h, d.Client), d.How, d.Key, d.Node, Seconds(d.Time))}
 }

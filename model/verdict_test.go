@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +142,33 @@ func TestVerdictSameAsIgnoresStories(t *testing.T) {
 	}
 	if v.SameAs(Verdict{}) {
 		t.Error("a verdict with a violation compared the same as one without")
+	}
+}
+
+// A run's every violation is counted, and listed when asked: three
+// overlapping grants are one mutual-exclusion violation of three, and
+// Every lists the two after the first, in time order.
+func TestEveryViolationCountedAndListed(t *testing.T) {
+	b := newBuilder("h0/t0", "h1/t0")
+	for ms := int64(0); ms < 30000; ms += 10000 {
+		b.acquire(ms, 0).acquire(ms+1000, 1).release(ms+2000, 0).release(ms+3000, 1)
+	}
+	h := b.endAt(40000).h
+	v := Check(h, DefaultCheckOptions())
+	first, ok := v.First(MutualExclusion)
+	if !ok || first.Count != 3 || first.Time != 1000e6 || len(v.Later) != 0 {
+		t.Fatalf("want the first of 3 overlaps and none listed, got %+v", v)
+	}
+	if !strings.Contains(first.String(), "(the first of 3)") {
+		t.Fatalf("the count is not said: %s", first)
+	}
+	opts := DefaultCheckOptions()
+	opts.Every = true
+	all := Check(h, opts)
+	if len(all.Later) != 2 || all.Later[0].Time != 11000e6 || all.Later[1].Time != 21000e6 {
+		t.Fatalf("want the overlaps at 11s and 21s listed, got %+v", all.Later)
+	}
+	if !all.SameAs(v) {
+		t.Fatal("listing every violation changed the verdict's comparison")
 	}
 }

@@ -50,7 +50,7 @@ func printOutcome(w io.Writer, o explore.Outcome, variant string) {
 		fmt.Fprintf(w, "verdict: ok for what %s promises (a failure with -strict)\n", variant)
 	}
 	for _, x := range o.Findings {
-		fmt.Fprintf(w, "  %s at %s: %s\n", x.Kind, model.Seconds(x.Time), x.Story)
+		fmt.Fprintf(w, "  %s\n", x.Violation)
 		if stuck := o.Stuck(x); stuck != "" {
 			fmt.Fprintf(w, "    why nobody got it: %s\n", stuck)
 		}
@@ -58,7 +58,27 @@ func printOutcome(w io.Writer, o explore.Outcome, variant string) {
 			fmt.Fprintf(w, "    %s\n", note)
 		}
 	}
+	printLater(w, o.Verdict.Later)
 	printMetrics(w, o.Verdict.Metrics)
+}
+
+// laterShown is how many of a run's later violations a verdict prints.
+const laterShown = 8
+
+// printLater writes the first laterShown of a run's violations after the
+// first of each kind.
+func printLater(w io.Writer, later []model.Violation) {
+	if len(later) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  then %s:\n", reports.Plural(len(later), "more violation"))
+	for i, x := range later {
+		if i == laterShown {
+			fmt.Fprintf(w, "    … %d more (-json lists every one)\n", len(later)-laterShown)
+			break
+		}
+		fmt.Fprintf(w, "    %s\n", x)
+	}
 }
 
 // printVerdict writes a verdict as recorded (without its standing), one

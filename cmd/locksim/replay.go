@@ -54,6 +54,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, err)
 	}
 	rp.describe(stdout)
+	rp.opt.Check.Every = true // every violation is printed, the first of each kind compared
 
 	o, err := rp.run()
 	if err != nil {

@@ -78,7 +78,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	opt.Keep = true
+	opt.Keep, opt.Check.Every = true, true
 	o, err := explore.Run(t, *seed, nil, opt, iso)
 	if err != nil {
 		return f.fail(stderr, err)

@@ -71,7 +71,10 @@ func NewRepro(t Target, o Outcome) Repro {
 	r := Repro{Format: ReproFormat, Version: Version, Variant: t.Variant.Name, Classes: t.Classes,
 		Beyond: t.Beyond, World: t.World, Seed: o.Seed, Config: t.At(o.Seed).Config, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 		variant: t.Variant}
-	if c := o.check; c != model.DefaultCheckOptions() && c != (model.CheckOptions{}) {
+	r.Verdict.Later = nil // a run's every violation is for its reader: the file keeps what replay compares
+	c := o.check
+	c.Every = false
+	if c != model.DefaultCheckOptions() && c != (model.CheckOptions{}) {
 		r.Check = &c
 	}
 	r.Schedule, r.PCT = o.Schedule, t.PCT
