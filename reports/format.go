@@ -41,8 +41,18 @@ func formatDuration(d time.Duration) string {
 	case d%time.Millisecond == 0:
 		return fmt.Sprintf("%s%dms", sign, d/time.Millisecond)
 	}
+	if d >= time.Second {
+		return sign + formatDuration(d.Round(time.Millisecond)) // 7.676625s reads as 7.677s
+	}
+	if d >= time.Millisecond {
+		return sign + (d.Round(10 * time.Microsecond)).String()
+	}
 	return sign + d.String()
 }
+
+// Duration writes a duration the way reports do: "30s", "1.5s", "7.677s",
+// "250ms", rounded to a millisecond from a second up.
+func Duration(d time.Duration) string { return formatDuration(d) }
 
 // formatSigned writes a duration with its sign always shown: "+90s", "-5s".
 func formatSigned(d time.Duration) string {

@@ -46,7 +46,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, helpFooter)
 		return exitOK
 	case 1:
-		if args[0] == "help" {
+		if args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 			return helpCmd(nil, stdout, stderr)
 		}
 		if c, ok := lookupCommand(args[0]); ok {

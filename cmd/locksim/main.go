@@ -43,6 +43,7 @@ func commandTable() []command {
 		{"help", "explain a subcommand", helpCmd},
 		{"compare", "run every variant under every fault class; print the matrix", compareCmd},
 		{"merge", "combine the -json outputs of sweep -shard K/N into one result", mergeCmd},
+		{"version", "print locksim's version, its module's and Go's", versionCmd},
 	}
 }
 
@@ -53,14 +54,32 @@ func main() {
 }
 
 // commandPrefix is how this program was started, for the commands it
-// prints: go run ./cmd/locksim when go run built it (into a go-build
-// directory), else the name it was started by.
+// prints: go run ./cmd/locksim when go run built it, else the name it was
+// started by.
 func commandPrefix() string {
 	exe, err := os.Executable()
-	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
+	if err != nil || builtByGoRun(exe, os.Getenv("GOCACHE")) {
 		return explore.DefaultCommandPrefix
 	}
 	return os.Args[0]
+}
+
+// builtByGoRun reports whether exe is an executable go run built: in a
+// go-build work directory, or (since Go 1.24 go run caches what it builds)
+// in the build cache, gocache or, unset, its default place.
+func builtByGoRun(exe, gocache string) bool {
+	sep := string(filepath.Separator)
+	if strings.Contains(exe, sep+"go-build") {
+		return true
+	}
+	if gocache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return false
+		}
+		gocache = filepath.Join(dir, "go-build")
+	}
+	return gocache != "off" && strings.HasPrefix(exe, filepath.Clean(gocache)+sep)
 }
 
 // Main dispatches args to a subcommand and returns the exit code.
@@ -72,6 +91,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	switch name {
 	case "-h", "-help", "--help":
 		return helpCmd(nil, stdout, stderr)
+	case "-version", "--version":
+		return versionCmd(nil, stdout, stderr)
 	}
 	if c, ok := lookupCommand(name); ok {
 		return c.run(args[1:], stdout, stderr)

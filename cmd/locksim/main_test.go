@@ -71,3 +71,25 @@ func sleep(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	time.Sleep(d)
 }
+
+// Replay lines say go run ./cmd/locksim whenever go run built the
+// program: in a go-build work directory, or in the build cache wherever
+// GOCACHE puts it.
+func TestBuiltByGoRun(t *testing.T) {
+	cases := []struct {
+		exe, gocache string
+		want         bool
+	}{
+		{"/tmp/go-build123/b001/exe/locksim", "", true},
+		{"/cache/gocache/3f/3fab-d/locksim", "/cache/gocache", true},
+		{"/cache/gocache/3f/3fab-d/locksim", "/cache/gocache/", true},
+		{"/usr/local/bin/locksim", "/cache/gocache", false},
+		{"/cache/gocache2/locksim", "/cache/gocache", false},
+		{"/home/me/go/bin/locksim", "off", false},
+	}
+	for _, c := range cases {
+		if got := builtByGoRun(c.exe, c.gocache); got != c.want {
+			t.Errorf("builtByGoRun(%q, GOCACHE=%q) = %v, want %v", c.exe, c.gocache, got, c.want)
+		}
+	}
+}

@@ -78,7 +78,7 @@ func (p *progress) status(now time.Time) string {
 	}
 	left := "?"
 	if r := p.rate(now); r > 0 && p.done > 0 {
-		left = (time.Duration(float64(p.total-p.done)/r) * time.Second).Round(time.Second).String()
+		left = estimate(float64(p.total-p.done) / r)
 	}
 	return fmt.Sprintf("%d/%d seeds in %s, about %s left, %.0f seeds/s, %d failing", p.done, p.total, elapsed, left, p.rate(now), p.failures)
 }
@@ -98,4 +98,20 @@ func (p *progress) clear() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.drawn = false
 	}
+}
+
+// estimate is a time left of secs seconds, for reading: to the second up
+// to a day, then in days, then in years (a duration of a trillion seeds
+// would overflow time.Duration).
+func estimate(secs float64) string {
+	const day, year = 24 * 3600, 365.25 * 24 * 3600
+	switch {
+	case secs < day:
+		return (time.Duration(secs) * time.Second).Round(time.Second).String()
+	case secs < year:
+		return fmt.Sprintf("%.1f days", secs/day)
+	case secs < 1e6*year:
+		return fmt.Sprintf("%.0f years", secs/year)
+	}
+	return "more than a million years"
 }

@@ -72,3 +72,21 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+// A time left is readable at any size: a trillion seeds is years, not a
+// negative duration.
+func TestEstimateReadsAtAnySize(t *testing.T) {
+	cases := map[float64]string{
+		59:         "59s",
+		3725:       "1h2m5s",
+		86400:      "1.0 days",
+		3 * 3.2e7:  "3 years",
+		1e12 / 300: "106 years",
+		1e20:       "more than a million years",
+	}
+	for secs, want := range cases {
+		if got := estimate(secs); got != want {
+			t.Errorf("estimate(%v) = %q, want %q", secs, got, want)
+		}
+	}
+}

@@ -100,13 +100,13 @@ func (r replayed) describe(stdout io.Writer) {
 	if r.repro != nil {
 		fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", r.file, r.repro.Version)
 	}
-	describeTarget(stdout, r.target)
+	world := ""
+	if r.repro != nil && len(r.repro.World) > 0 {
+		world = explore.DescribeWorld(r.repro.Config, r.repro.World) + " (the seed drew these; the file keeps them)"
+	}
+	describeTargetIn(stdout, r.target, world)
 	fmt.Fprintf(stdout, "seed:    %d\n", r.seed)
-	if r.repro != nil {
-		if len(r.repro.World) > 0 {
-			fmt.Fprintf(stdout, "world:   %s (the seed drew these; the file keeps them)\n", explore.DescribeWorld(r.repro.Config, r.repro.World))
-		}
-	} else {
+	if r.repro == nil {
 		printSeedWorld(stdout, r.target, r.seed)
 	}
 }

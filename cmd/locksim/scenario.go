@@ -313,14 +313,21 @@ func classesText(cs []faults.Class) string {
 }
 
 // describeTarget is the header every command prints first, like the seed.
-func describeTarget(w io.Writer, t explore.Target) {
+func describeTarget(w io.Writer, t explore.Target) { describeTargetIn(w, t, "") }
+
+// describeTargetIn is describeTarget with its world line said as world,
+// when not "" (a repro file's world: drawn by its seed, kept by the file).
+func describeTargetIn(w io.Writer, t explore.Target, world string) {
 	faultsText := classesText(t.Classes)
 	if t.Plan != nil {
 		faultsText = fmt.Sprintf("the given plan (size %d, every seed runs it)", t.Plan.Size())
 	}
 	fmt.Fprintf(w, "variant: %s   faults: %s\n", t.Variant.Name, faultsText)
 	fmt.Fprintf(w, "config:  %s\n", describeConfig(t.Config, t.World))
-	fmt.Fprintf(w, "world:   %s\n", describeWorldDraw(t.World))
+	if world == "" {
+		world = describeWorldDraw(t.World)
+	}
+	fmt.Fprintf(w, "world:   %s\n", world)
 	if t.Variant.New != nil { // a variant, not just a name read back from JSON
 		fmt.Fprintf(w, "envelope: %s\n", t.Variant.Envelope)
 	}
@@ -387,6 +394,9 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 
 // short prints a duration without trailing zero units ("1m", not "1m0s").
 func short(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Millisecond) // 2.606435303s reads as 2.606s
+	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

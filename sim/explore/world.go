@@ -352,7 +352,7 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		case WorldThreads:
 			parts = append(parts, fmt.Sprintf("threads %d", c.ThreadsPerHost))
 		case WorldTTL:
-			parts = append(parts, "ttl "+c.TTL.String())
+			parts = append(parts, "ttl "+wholeMinutes(c.TTL))
 		case WorldHold:
 			parts = append(parts, fmt.Sprintf("hold %s..%s", c.HoldMin, c.HoldMax))
 		case WorldThink:
@@ -558,4 +558,14 @@ func genLatency(t *rapid.T, c *sim.Config) {
 		c.LatencyMin, c.LatencyMax = time.Millisecond, 5*time.Millisecond
 		c.LatencyTail = genMillis(t, 50*time.Millisecond, 2*c.RPCTimeout, "latency tail")
 	}
+}
+
+// wholeMinutes writes d as Go does, but a whole number of minutes as "1m",
+// not "1m0s", as the config line writes it.
+func wholeMinutes(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		return strings.TrimSuffix(s, "0s")
+	}
+	return s
 }
