@@ -352,13 +352,13 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		case WorldThreads:
 			parts = append(parts, fmt.Sprintf("threads %d", c.ThreadsPerHost))
 		case WorldTTL:
-			parts = append(parts, "ttl "+wholeMinutes(c.TTL))
+			parts = append(parts, "ttl "+span(c.TTL))
 		case WorldHold:
-			parts = append(parts, fmt.Sprintf("hold %s..%s", c.HoldMin, c.HoldMax))
+			parts = append(parts, fmt.Sprintf("hold %s..%s", span(c.HoldMin), span(c.HoldMax)))
 		case WorldThink:
-			parts = append(parts, fmt.Sprintf("think %s..%s", c.ThinkMin, c.ThinkMax))
+			parts = append(parts, fmt.Sprintf("think %s..%s", span(c.ThinkMin), span(c.ThinkMax)))
 		case WorldLatency:
-			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", c.LatencyMin, c.LatencyMax, c.LatencyTail))
+			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", span(c.LatencyMin), span(c.LatencyMax), span(c.LatencyTail)))
 			if c.SlowExtra > 0 {
 				parts = append(parts, DescribeSlowLink(c))
 			}
@@ -560,9 +560,13 @@ func genLatency(t *rapid.T, c *sim.Config) {
 	}
 }
 
-// wholeMinutes writes d as Go does, but a whole number of minutes as "1m",
+// span writes d as Go does, but to the millisecond from a second up
+// (18.575s, not 18.575333333s), and a whole number of minutes as "1m",
 // not "1m0s", as the config line writes it.
-func wholeMinutes(d time.Duration) string {
+func span(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Millisecond)
+	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		return strings.TrimSuffix(s, "0s")
