@@ -204,7 +204,7 @@ func firstScenarioFlag(f *cmdFlags) string {
 	name := ""
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "trace", "html", "html-model", "strict", "liveness-bound", "isolate", "hang-after", "memory-limit":
+		case "trace", "why", "html", "html-model", "strict", "liveness-bound", "isolate", "hang-after", "memory-limit":
 		default:
 			if name == "" {
 				name = fl.Name
