@@ -154,3 +154,31 @@ func TestItemsRecordedWithoutChangingTheRun(t *testing.T) {
 		}
 	}
 }
+
+// The application's data is no lock item: a run that leaves it where it
+// was leaves no lock item behind (it once read "lock items left: n0 held
+// by h0", the host that wrote the data).
+func TestApplicationDataIsNoLeftover(t *testing.T) {
+	cfg := smallConfig()
+	cfg.AppData = AppDataLockName
+	res, err := Run(Scenario{Config: cfg, Variant: ttlVariant, Seed: 3, Items: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	if len(h.DataLoss) != 0 || len(h.AppData) != 2 {
+		t.Fatalf("want the data under k and k_lock kept, got data %v, lost %v", h.AppData, h.DataLoss)
+	}
+	if len(h.Leftovers) != 0 {
+		t.Fatalf("the application's data counted as lock items left: %v", h.Leftovers)
+	}
+	app := 0
+	for _, it := range h.Items {
+		if it.App {
+			app++
+		}
+	}
+	if app == 0 {
+		t.Fatal("the application's data is not among the stays recorded, for ExplainWait to name")
+	}
+}

@@ -331,7 +331,7 @@ func (w *world) leftovers() []model.LockItem {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if e, ok := n.store.live(k, n.clock.local(w.now)); ok && e.owner != "" {
+			if e, ok := n.store.live(k, n.clock.local(w.now)); ok && e.owner != "" && !e.app { // the application's data is no lock item
 				out = append(out, model.LockItem{Node: n.name, Owner: e.owner})
 			}
 		}

@@ -187,6 +187,9 @@ func printComparison(w io.Writer, r explore.Repro, o explore.Outcome) {
 		fmt.Fprintf(w, "reproduced: the verdict and the trace hash (%s) equal the recorded ones\n", hash)
 	case sameVerdict:
 		fmt.Fprintf(w, "reproduced, but the run took another path: trace hash %s, recorded %s\n", hash, r.TraceHash)
+	case hash == r.TraceHash && r.Verdict.SameViolations(o.Verdict):
+		fmt.Fprintf(w, "reproduced: the same run (trace hash %s) and the same violations; the metrics differ from the recorded ones (another version counted them, or the file was edited):\n", hash)
+		printMetrics(indent{w}, r.Verdict.Metrics)
 	default:
 		fmt.Fprintf(w, "NOT REPRODUCED: the verdict differs from the recorded one (trace hash %s, recorded %s)\n", hash, r.TraceHash)
 		fmt.Fprintf(w, "recorded verdict:\n")
