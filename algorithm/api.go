@@ -6,6 +6,17 @@
 // All instants are local-clock readings in nanoseconds since the scenario
 // epoch, carried as time.Duration; all durations are time.Duration. Nothing
 // here reads the wall clock.
+//
+// The DHT a lock writes to is shared with the application the lock
+// protects, as in the post: in the worlds that draw it, before the run
+// the application has stored its own data under the locked key itself
+// ("k"), and in some also under "k_lock", the name the post's lock item
+// takes (the data is written by host h0, so an owner by host name
+// mistakes it for h0's lock item). A lock must never remove or overwrite
+// either: any of it destroyed is a data-loss violation, and a lock whose
+// item takes another name (a reserved prefix, a suffix the application
+// cannot use) is not troubled by it. Timelines and leftovers never show the
+// application's data as a lock item; a wait it blocks says so by name.
 package algorithm
 
 import (
