@@ -19,6 +19,13 @@ type Mutant struct {
 	Variant    algorithm.Variant
 }
 
+// highPartBoundedByClocks is why the mistakes in choosing a token's high
+// part among the replies are equivalent inside fenced's envelope.
+const highPartBoundedByClocks = "every reply is at least the holder's clock (a counter below it is raised to it), " +
+	"so the high part is too, and inside fenced's envelope clocks agree within 5 s: a holder is refused only until its " +
+	"clock passes the last token, as with catch-up-skipped (0 of 30,000 seeds). Where the clocks do not make up for it, " +
+	"it starves holders (TestHighPartMistakesStarveWhereClocksDoNotMakeUp)"
+
 // Mutants lists every mutant, by mechanism.
 func Mutants() []Mutant {
 	type m struct {
@@ -51,6 +58,23 @@ func Mutants() []Mutant {
 				"(TestRefusedHoldersFlagFencedWithoutCatchUp)"},
 		{"fenced", "quorum-half", "successfulLocks >= n/2 (in its lock)", mutQuorumHalf,
 			"fenced promises the resource, not the lock: two holders of a broken lock still draw different tokens, and the resource lets only one of them in"},
+		{"fenced", "token-no-clock", "server.Increment(fenceKey), not server.RaiseCounter(fenceKey, clock): the counters alone", mutTokenNoClock, ""},
+		{"fenced", "tie-bits-on-top", "g.Token = env.Rand().Uint64N(1<<tokenTieBits)<<tokenHighBits | high", mutTieBitsOnTop, ""},
+		{"fenced", "token-last-reply", "token = v", mutTokenLastReply, highPartBoundedByClocks},
+		{"fenced", "token-least-reply", "token = min(token, v)", mutTokenLeastReply, highPartBoundedByClocks},
+		{"fenced", "raise-as-is", "no Increment after the raise: its reply is the node's value as it is", mutRaiseAsIs,
+			"the raise's reply is at least the holder's clock; a holder whose clock is behind a counter repeats the high part it holds, " +
+				"and the tie bits order the two, so it is refused half the time until its clock passes the last token: within 5 s inside " +
+				"fenced's envelope, as with catch-up-skipped (0 of 30,000 seeds). Where the clocks do not make up for it, it starves holders " +
+				"(TestHighPartMistakesStarveWhereClocksDoNotMakeUp)"},
+		{"fenced", "token-any-reply", "if len(replies) == 0 { return 0, false }", mutTokenAnyReply,
+			"the catch-up confirms only nodes that replied and fails the draw unless a majority of them holds the token, " +
+				"so a draw from fewer replies fails there instead, after at most a raise to each replier (0 of 30,000 seeds)"},
+		{"fenced", "no-validity-left", "if !ok || high >= 1<<tokenHighBits, without env.Now() >= g.ValidUntil", mutNoValidityLeft,
+			"a client checks its grant's validity before it uses it, and one granted with none left ends its belief at once and releases, " +
+				"as fenced's give-back would; and fenced promises the resource, not the lock: a holder that used it anyway carries a " +
+				"token drawn after the last, which the resource orders (0 of 30,000 seeds)"},
+		{"fenced", "failed-draw-kept", "return algorithm.Grant{} without f.lock.Release(env, key, g)", mutFailedDrawKept, ""},
 		{"redlock", "quorum-half", "if locked >= len(masters)/2 && validity > 0", mutRedlockQuorumHalf, ""},
 		{"redlock", "no-drift", "validity := r.ttl - (now - start)", mutRedlockNoDrift, ""},
 		{"redlock", "late-start", "start := env.Now() after the SET loop", mutRedlockLateStart, ""},

@@ -166,16 +166,21 @@ func (f fencedLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
 		return g
 	}
 	high, ok := fenceToken(env, key, f.mut, g.ValidUntil)
-	if !ok || high >= 1<<tokenHighBits || env.Now() >= g.ValidUntil {
+	if !ok || high >= 1<<tokenHighBits || (env.Now() >= g.ValidUntil && f.mut != mutNoValidityLeft) {
 		// No token, a high part the token cannot hold (shifted, it would
 		// wrap and could repeat an earlier token), or no validity left to
 		// use it in.
-		f.lock.Release(env, key, g)
+		if f.mut != mutFailedDrawKept {
+			f.lock.Release(env, key, g)
+		}
 		return algorithm.Grant{}
 	}
 	g.Token, g.HasToken = high<<tokenTieBits|env.Rand().Uint64N(1<<tokenTieBits), true
 	if f.mut == mutTokenNoTieBreak {
 		g.Token = high
+	}
+	if f.mut == mutTieBitsOnTop {
+		g.Token = env.Rand().Uint64N(1<<tokenTieBits)<<tokenHighBits | high
 	}
 	return g
 }
@@ -222,19 +227,35 @@ func fenceToken(env algorithm.Env, key string, mut mutation, validUntil time.Dur
 		// lost reply failed the whole acquire (found by locksim: fenced,
 		// one client under 16% loss, seed 3327 of class all, 74 s
 		// without a grant).
-		v, err := retried(tries, func() (uint64, error) { return server.RaiseCounter(fenceKey, clock) })
+		v, err := retried(tries, func() (uint64, error) {
+			if mut == mutTokenNoClock {
+				return server.Increment(fenceKey)
+			}
+			return server.RaiseCounter(fenceKey, clock)
+		})
 		// A counter past the clock says only what it held: step past it.
 		// So does one at 0, the clock too, or the high part would be 0
 		// for every holder before the epoch.
-		if err == nil && (v > clock || v == 0) {
+		if err == nil && (v > clock || v == 0) && mut != mutRaiseAsIs {
 			v, err = retried(tries, func() (uint64, error) { return server.Increment(fenceKey) })
 		}
 		if err == nil {
+			switch {
+			case mut == mutTokenLastReply:
+				token = v
+			case mut == mutTokenLeastReply && len(replies) > 0:
+				token = min(token, v)
+			default:
+				token = max(token, v)
+			}
 			replies = append(replies, reply{server, v})
-			token = max(token, v)
 		}
 	}
-	if len(replies) < majority {
+	need := majority
+	if mut == mutTokenAnyReply {
+		need = 1
+	}
+	if len(replies) < need {
 		return 0, false
 	}
 	if mut == mutCatchUpSkipped {

@@ -30,6 +30,14 @@ const (
 	mutTokenNoTieBreak  // the token is the bare high part, no tie bits
 	mutCatchUpImpatient // one try per call to a counter: raise, increment, catch-up
 	mutCatchUpSkipped   // the token is the highest counter read; the lagging counters are not raised to it
+	mutTokenNoClock     // the counters are incremented, not raised to the holder's clock: the high part from the counters alone
+	mutTieBitsOnTop     // the random tie bits above the high part, not below it
+	mutTokenLastReply   // token = v: the high part is the last reply, not the largest
+	mutTokenLeastReply  // the high part is the smallest reply, not the largest
+	mutTokenAnyReply    // a token drawn from any reply, not from a majority of them
+	mutRaiseAsIs        // the raise's reply is used as it is: no increment past a counter ahead of the clock
+	mutNoValidityLeft   // the grant is returned even with no validity left after the draw
+	mutFailedDrawKept   // a failed draw returns no grant but does not release the lock
 
 	// redlock
 	mutRedlockQuorumHalf // locked >= N/2: the +1 forgotten
