@@ -9,15 +9,20 @@
 // Check sweeps the seeds on every core, each in a worker process (a lock
 // that spins, crashes or eats memory is a finding, not a dead test), each
 // seed drawing a world and a fault plan inside the lock's envelope. On the
-// first bug it fails the test with the verdict in words, the timeline
-// around the violation, a repro file in t.ArtifactDir (kept by go test
-// -artifacts), and the command that replays it:
+// first bug it shrinks the failure to its smallest world and fault
+// schedule (within a bound of runs; -locksim.minimize=false skips it) and
+// fails the test with the verdict in words (and, for a wait, why nobody
+// got the lock), the timeline around the violation, and the commands that
+// replay it:
 //
+//	go test -run '^TestMyLock$' -locksim.replay=testdata/locksim/TestMyLock/mylock-seed-17-min.json
 //	go test -run '^TestMyLock$' -locksim.seed=17
-//	go test -run '^TestMyLock$' -locksim.replay=FILE
 //
-// -locksim.minimize shrinks the failure to its smallest world and fault
-// schedule first. With -short, Check sweeps a tenth of its seeds.
+// The repro file is kept under testdata/locksim/<test name>/, as rapid
+// keeps its fail files: every later go test of the test replays the
+// failures kept there first, and fails while one still fails, so that a
+// fixed bug stays fixed. Commit them with the test. With -short, Check
+// sweeps a tenth of its seeds.
 //
 // A lock built on a real Redis client instead (redsync, bsm/redislock,
 // your own go-redis code) needs no rewrite: CheckRedis runs it unmodified
@@ -30,6 +35,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +53,7 @@ import (
 var (
 	replayFlag   = flag.String("locksim.replay", "", "Check replays this repro file (written by a failing Check) instead of sweeping")
 	seedFlag     = flag.Uint64("locksim.seed", 0, "Check runs only this seed of its sweep (0: sweep)")
-	minimizeFlag = flag.Bool("locksim.minimize", false, "Check shrinks the failure it finds (or replays) to its smallest world and fault schedule")
+	minimizeFlag = flag.Bool("locksim.minimize", true, "Check shrinks the failure it finds to its smallest world and fault schedule, within a bound of runs (-locksim.minimize=false: report it as found)")
 	seedsFlag    = flag.Int("locksim.seeds", 0, "seeds each Check sweeps (0: its Seeds option)")
 )
 
@@ -134,8 +141,9 @@ func checkTarget(t *testing.T, target explore.Target, s settings, iso *explore.I
 		if err != nil {
 			t.Fatal(err)
 		}
-		report(t, target, o, fmt.Sprintf("seed %d", o.Seed))
+		report(t, target, o, fmt.Sprintf("seed %d", o.Seed), "")
 	default:
+		replayKept(t, target, iso)
 		sweep(t, target, s, iso)
 	}
 }
@@ -171,7 +179,7 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 			f = o
 		}
 	}
-	report(t, target, f, fmt.Sprintf("seed %d, the first failing seed of a sweep of %d", f.Seed, n))
+	report(t, target, f, fmt.Sprintf("seed %d, the first failing seed of a sweep of %d", f.Seed, n), "")
 }
 
 // runOne runs one seed with its history, in a worker unless iso is nil.
@@ -183,13 +191,23 @@ func runOne(target explore.Target, seed uint64, plan *faults.Plan, iso *explore.
 
 func replay(t *testing.T, target explore.Target, path string, iso *explore.Isolation) {
 	t.Helper()
+	o, rt, err := replayFile(t, target, path, iso)
+	if err != nil {
+		t.Fatalf("locksim.replay %v", err)
+	}
+	report(t, rt, o, "replay of "+path, path)
+}
+
+// replayFile runs the repro at path of target's variant, in target's
+// runner, and logs whether it is the run recorded.
+func replayFile(t *testing.T, target explore.Target, path string, iso *explore.Isolation) (explore.Outcome, explore.Target, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("locksim.replay: %v", err)
+		return explore.Outcome{}, target, err
 	}
 	r, err := explore.DecodeReproFor(data, target.Variant)
 	if err != nil {
-		t.Fatalf("locksim.replay %s: %v", path, err)
+		return explore.Outcome{}, target, fmt.Errorf("%s: %v", path, err)
 	}
 	rt := r.Target()
 	rt.Runner = target.Runner
@@ -200,66 +218,120 @@ func replay(t *testing.T, target explore.Target, path string, iso *explore.Isola
 	}
 	o, err := explore.Run(rt, r.Seed, &r.Plan, opt, iso)
 	if err != nil {
-		t.Fatal(err)
+		return explore.Outcome{}, rt, err
 	}
 	same := fmt.Sprintf("%016x", o.Hash) == r.TraceHash
-	t.Logf("locksim: replayed %s: trace hash %016x, recorded %s (%s)", path, o.Hash, r.TraceHash, map[bool]string{true: "the same run", false: "another run"}[same])
-	report(t, rt, o, "replay of "+path)
+	t.Logf("locksim: replayed %s: trace hash %016x, recorded %s (%s)", path, o.Hash, r.TraceHash,
+		map[bool]string{true: "the same run", false: "another run"}[same])
+	return o, rt, nil
 }
 
 // report fails t if o is a bug of the target's variant, with everything
-// needed to see it, keep it, replay it and shrink it.
-func report(t *testing.T, target explore.Target, o explore.Outcome, which string) {
+// needed to see it, keep it, replay it and shrink it. kept is the file o
+// was replayed from, if any: it is not written again.
+func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept string) {
 	t.Helper()
 	if !o.Failed() {
 		t.Logf("locksim: %s: %s", which, o)
 		return
 	}
-	if *minimizeFlag && !workerKind(o) && o.Schedule == nil {
-		if m, err := explore.Minimize(target, o.Seed, o.Plan, o.Findings[0].Kind, 0); err == nil {
-			t.Logf("locksim: minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs)
-			target = m.Target
+	seed, minimized := o.Seed, false
+	if kept == "" && *minimizeFlag && !workerKind(o) && o.Schedule == nil {
+		if m, err := explore.Minimize(target, o.Seed, o.Plan, o.Findings[0].Kind, minimizeRuns); err == nil {
 			opt := explore.DefaultOptions()
 			opt.Keep = true
-			if again, err := explore.RunPlan(target, o.Seed, m.Outcome.Plan, opt); err == nil {
-				o = again
+			if again, err := explore.RunPlan(m.Target, o.Seed, m.Outcome.Plan, opt); err == nil && again.Failed() {
+				which += fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs)
+				target, o, minimized = m.Target, again, true
 			}
 		}
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n%s\n", target.Variant.Name, which, o)
+	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n", target.Variant.Name, which)
+	fmt.Fprintf(&b, "world: %s\n", explore.DescribeWorld(o.Config, explore.EveryWorldField))
+	if fs := o.Plan.Faults(); len(fs) > 0 {
+		fmt.Fprintf(&b, "plan:  %s (size %d)\n", strings.Join(fs, ", "), o.Plan.Size())
+	} else {
+		fmt.Fprintf(&b, "plan:  no faults\n")
+	}
+	fmt.Fprintf(&b, "%s\n", o)
 	if len(o.History.Clients) > 0 {
 		b.WriteString("timeline around the first violation:\n")
 		reports.Timeline(&b, o.History, o.RanPlan(), o.Verdict, reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40})
 	}
-	r := explore.NewRepro(target, o)
-	r.Minimized = *minimizeFlag
-	path, err := explore.WriteRepro(t.ArtifactDir(), r)
 	run := "go test -run '" + explore.TestRunPattern(t.Name()) + "'"
 	if dir, werr := os.Getwd(); werr == nil {
 		run = "cd " + dir + " && " + run
 	}
-	if err != nil {
-		fmt.Fprintf(&b, "repro:    not written: %v\n", err)
-	} else {
-		fmt.Fprintf(&b, "repro:    %s%s\n", path, keptNote())
+	path := kept
+	if path == "" {
+		r := explore.NewRepro(target, o)
+		r.Minimized = minimized
+		var err error
+		if path, err = keep(t, r); err != nil {
+			fmt.Fprintf(&b, "repro:    not kept: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "repro:    %s (kept: every later go test of %s replays it first)\n", path, t.Name())
+		}
+	}
+	if path != "" {
 		fmt.Fprintf(&b, "replay:   %s -locksim.replay=%s\n", run, path)
 	}
-	if *replayFlag == "" && o.Schedule == nil {
-		fmt.Fprintf(&b, "replay:   %s -locksim.seed=%d\n", run, o.Seed)
+	if kept == "" && o.Schedule == nil {
+		what := "the seed"
+		if minimized {
+			what = "the seed as found, before minimising"
+		}
+		fmt.Fprintf(&b, "replay:   %s -locksim.seed=%d   (%s)\n", run, seed, what)
 	}
-	if !*minimizeFlag && o.Schedule == nil {
-		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, o.Seed)
+	if !minimized && kept == "" && o.Schedule == nil && !workerKind(o) {
+		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, seed)
 	}
 	t.Fatal(strings.TrimRight(b.String(), "\n"))
 }
 
-// keptNote says when the repro file goes away with the test.
-func keptNote() string {
-	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
-		return ""
+// minimizeRuns bounds the runs a failure's minimisation takes (a few
+// seconds for a lock like the post's): deterministic, unlike a time limit.
+const minimizeRuns = 300
+
+// keptDir is where the failures of test name are kept for the next go
+// test to replay first, as rapid keeps its fail files: relative to the
+// package directory, where go test runs.
+func keptDir(name string) string {
+	return filepath.Join("testdata", "locksim", strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(name))
+}
+
+// keep writes r into t's kept failures and returns its path.
+func keep(t *testing.T, r explore.Repro) (string, error) {
+	dir := keptDir(t.Name())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
 	}
-	return " (removed after the test: go test -artifacts keeps it)"
+	return explore.WriteRepro(dir, r)
+}
+
+// replayKept replays every failure an earlier go test of t kept, first:
+// one that fails again fails t (a regression); one that no longer fails
+// is said to be fixed, and stays, so that it stays fixed.
+func replayKept(t *testing.T, target explore.Target, iso *explore.Isolation) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(keptDir(t.Name()), "*.json"))
+	if err != nil || len(files) == 0 {
+		return
+	}
+	sort.Strings(files)
+	for _, path := range files {
+		o, r, err := replayFile(t, target, path, iso)
+		if err != nil {
+			t.Logf("locksim: kept failure %s not replayed: %v", path, err)
+			continue
+		}
+		if o.Failed() {
+			report(t, r, o, "a failure kept by an earlier run, "+path+", fails again", path)
+			return
+		}
+		t.Logf("locksim: kept failure %s passes now: fixed (it stays, and is replayed first on every run)", path)
+	}
 }
 
 // workerKind: a finding of a run that took its worker down, or may take

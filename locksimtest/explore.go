@@ -14,7 +14,8 @@ import (
 // clients going for one grant each; Config gives another. Breadth-first by
 // the number of faults, so when it fails t, the counterexample has the
 // fewest faults there are: the verdict, its schedule in words, the
-// timeline, a repro in t.ArtifactDir and the -locksim.replay line. With
+// timeline, a repro kept in testdata/locksim (replayed first by every later run) and
+// the -locksim.replay line. With
 // none it logs the bounded result. With -short it explores one fault
 // fewer. The schedules run in the test's process.
 //
@@ -42,6 +43,7 @@ func Explore(t *testing.T, v algorithm.Variant, maxFaults int, opts ...Option) {
 	if testing.Short() {
 		k = max(0, k-1)
 	}
+	replayKept(t, target, nil)
 	res, err := explore.Exhaust(target, explore.ExhaustOptions{MaxFaults: k})
 	if err != nil {
 		t.Fatalf("locksimtest.Explore: %v", err)
@@ -50,5 +52,5 @@ func Explore(t *testing.T, v algorithm.Variant, maxFaults int, opts ...Option) {
 		t.Logf("locksim: %s: %s", v.Name, res)
 		return
 	}
-	report(t, res.Target, *res.Counterexample, fmt.Sprintf("a schedule with %d faults, the fewest there are: %s", res.Counterexample.Schedule.Faults(), res.Counterexample.Schedule))
+	report(t, res.Target, *res.Counterexample, fmt.Sprintf("a schedule with %d faults, the fewest there are: %s", res.Counterexample.Schedule.Faults(), res.Counterexample.Schedule), "")
 }

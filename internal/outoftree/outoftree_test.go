@@ -103,24 +103,22 @@ func TestALockOutsideTheTree(t *testing.T) {
 		t.Fatalf("no replay line in:\n%s", out)
 	}
 	again, err := gotest("-run", m[1], "-locksim.seed="+m[2], ".")
-	if err == nil || !strings.Contains(again, "locksim: mylock has a bug (seed "+m[2]+")") {
+	if err == nil || !strings.Contains(again, "locksim: mylock has a bug (seed "+m[2]+",") {
 		t.Fatalf("the replay line did not reproduce the failure (err %v):\n%s", err, again)
 	}
-	// With -artifacts the repro file stays, and its replay line works too.
-	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	kept, err := gotest("-run", "^TestMyLock$", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
+	// The minimised repro file is kept under testdata/locksim, the next
+	// go test replays it first, and its replay line works as printed.
+	kept, err := gotest("-run", "^TestMyLock$", ".")
 	f := regexp.MustCompile(`replay:   cd \S+ && go test -run '\S+' -locksim\.replay=(\S+)`).FindStringSubmatch(kept)
-	if err == nil || f == nil || strings.Contains(kept, "removed after the test") {
-		t.Fatalf("no kept repro file with -artifacts (err %v):\n%s", err, kept)
+	if err == nil || f == nil || !strings.Contains(kept, "a failure kept by an earlier run, testdata/locksim/TestMyLock/") {
+		t.Fatalf("the kept failure was not replayed first (err %v):\n%s", err, kept)
 	}
 	if again, err := gotest("-run", m[1], "-locksim.replay="+f[1], "."); err == nil || !strings.Contains(again, "has a bug (replay of "+f[1]+")") {
 		t.Fatalf("the replay of the repro file did not reproduce the failure (err %v):\n%s", err, again)
 	}
 	// Explore finds the broken lock's fewest-fault counterexample, and
 	// its repro replays through the same test.
-	ex, err := gotest("-run", "^TestMyLockExplored$", "-artifacts", "-outputdir", filepath.Join(dir, "out"), ".")
+	ex, err := gotest("-run", "^TestMyLockExplored$", ".")
 	g := regexp.MustCompile(`replay:   cd \S+ && go test -run '(\S+)' -locksim\.replay=(\S+)`).FindStringSubmatch(ex)
 	if err == nil || g == nil || !strings.Contains(ex, "the fewest there are") {
 		t.Fatalf("Explore of the broken lock did not fail with a counterexample and a replay line (err %v):\n%s", err, ex)
@@ -129,7 +127,8 @@ func TestALockOutsideTheTree(t *testing.T) {
 		t.Fatalf("the explored schedule's repro did not replay to the same run (err %v):\n%s", err, again)
 	}
 	write("mylock.go", strings.Replace(lockFile, "BROKEN", "false", 1))
-	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") || !strings.Contains(out, "no violation in all") {
+	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") || !strings.Contains(out, "no violation in all") ||
+		!strings.Contains(out, "passes now: fixed") {
 		t.Fatalf("go test of the fixed lock failed (err %v):\n%s", err, out)
 	}
 }

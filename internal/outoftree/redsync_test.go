@@ -118,7 +118,7 @@ func TestRedsyncExtendBugIsFoundInTheRealCode(t *testing.T) {
 		t.Fatalf("no replay line in:\n%s", out)
 	}
 	again, err := gotest(buggy, "-run", m[1], "-locksim.seed="+m[2], ".")
-	if err == nil || !strings.Contains(again, "locksim: redsync has a bug (seed "+m[2]+")") {
+	if err == nil || !strings.Contains(again, "locksim: redsync has a bug (seed "+m[2]+",") {
 		t.Fatalf("the replay line did not reproduce the failure (err %v):\n%s", err, again)
 	}
 	if err := os.Mkdir(filepath.Join(buggy, "out"), 0o755); err != nil {
