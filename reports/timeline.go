@@ -54,25 +54,38 @@ type timelineLine struct {
 // Clients are named from h.Clients. The output is deterministic.
 func Timeline(w io.Writer, h model.History, plan faults.Plan, v model.Verdict, opt TimelineOptions) error {
 	lines := timelineLines(h, plan, v)
-	shown, before, after := timelineWindow(lines, v, opt)
-	width := whoWidth(shown)
+	lo, hi := timelineWindow(lines, v, opt)
+	keep := make([]bool, len(lines))
+	for i := lo; i < hi; i++ {
+		keep[i] = true
+	}
+	if lo > 0 || hi < len(lines) {
+		keepWhatExplains(lines, h, v, keep)
+	}
+	width := whoWidth(lines)
 
 	var b strings.Builder
 	if steady := steadyFaults(plan); len(steady) > 0 {
 		fmt.Fprintf(&b, "%s  %s steady: %s\n", formatTime(0), faultMarker, strings.Join(steady, ", "))
 	}
-	if before > 0 {
-		fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", before)
-	}
-	for _, l := range shown {
+	elided := 0
+	for i, l := range lines {
+		if !keep[i] {
+			elided++
+			continue
+		}
+		if elided > 0 {
+			fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", elided)
+			elided = 0
+		}
 		who := l.who
 		if l.rank == rankEvent {
-			who += strings.Repeat(" ", width-len(who)) + " "
+			who += strings.Repeat(" ", max(0, width-len(who))) + " "
 		}
 		fmt.Fprintf(&b, "%s  %s %s\n", formatTime(l.time), who, l.text)
 	}
-	if after > 0 {
-		fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", after)
+	if elided > 0 {
+		fmt.Fprintf(&b, "%9s  … %d lines elided\n", "", elided)
 	}
 	fmt.Fprintf(&b, "%s  -- %s\n", formatTime(h.End), runEnd(h))
 	_, err := io.WriteString(w, b.String())
@@ -241,10 +254,9 @@ func runEnd(h model.History) string {
 	return s
 }
 
-// timelineWindow applies the options: the lines shown and how many were
-// left out before and after them.
-func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) (shown []timelineLine, before, after int) {
-	lo, hi := 0, len(lines)
+// timelineWindow applies the options: the lines shown are lines[lo:hi].
+func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) (lo, hi int) {
+	lo, hi = 0, len(lines)
 	// centre is the line MaxLines keeps in view: the first, or with Around
 	// the first violation's.
 	centre := 0
@@ -263,7 +275,56 @@ func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) 
 		}
 		hi = lo + opt.MaxLines
 	}
-	return lines[lo:hi], lo, len(lines) - hi
+	return lo, hi
+}
+
+// keepWhatExplains marks, beyond the window, the lines a reader needs to
+// see the first violation happen, however far back they are: for each
+// client it involves, from its last grant before the violation on, every
+// grant, end of belief, release, pause and stop; and every fault that
+// started in that stretch. Denied attempts and resource accesses stay
+// elided.
+func keepWhatExplains(lines []timelineLine, h model.History, v model.Verdict, keep []bool) {
+	if len(v.Violations) == 0 {
+		return
+	}
+	first := v.Violations[0]
+	for _, x := range v.Violations[1:] {
+		if x.Time < first.Time {
+			first = x
+		}
+	}
+	// from: the earliest of the involved clients' last grants before it.
+	from := first.Time
+	names := map[string]bool{}
+	for _, c := range first.Clients {
+		name := clientName(h, c)
+		names[name] = true
+		last := int64(-1)
+		for _, l := range lines {
+			if l.time > first.Time {
+				break
+			}
+			if l.who == name && strings.HasPrefix(l.text, "acquire → granted") {
+				last = l.time
+			}
+		}
+		if last >= 0 {
+			from = min(from, last)
+		}
+	}
+	for i, l := range lines {
+		if l.time < from || l.time > first.Time {
+			continue
+		}
+		switch {
+		case l.rank == rankFault, l.rank == rankViolation:
+			keep[i] = true
+		case names[l.who] && (strings.HasPrefix(l.text, "acquire → granted") || strings.HasPrefix(l.text, "belief ends") ||
+			strings.HasPrefix(l.text, "release") || strings.HasPrefix(l.text, "pauses") || strings.HasPrefix(l.text, "client stops")):
+			keep[i] = true
+		}
+	}
 }
 
 // index is the index of the first line satisfying f, or len(lines).

@@ -28,7 +28,7 @@ func TestTimelineAroundFirstViolation(t *testing.T) {
 	h, plan, v := pausedHolder()
 	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Second})
 	golden(t, "timeline_around.golden", []byte(got))
-	for _, want := range []string{"… 10 lines elided", "… 8 lines elided", "XX mutual-exclusion", "h1/t0  acquire → granted (took 15ms)"} {
+	for _, want := range []string{"1.012s  h0/t0  acquire → granted", "… 2 lines elided", "… 8 lines elided", "XX mutual-exclusion", "h1/t0  acquire → granted (took 15ms)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("window lacks %q:\n%s", want, got)
 		}
@@ -42,20 +42,30 @@ func TestTimelineMaxLines(t *testing.T) {
 	h, plan, v := pausedHolder()
 	got := timeline(t, h, plan, v, TimelineOptions{MaxLines: 3})
 	lines := strings.Split(strings.TrimSpace(got), "\n")
-	// steady faults, 3 lines, the elision, the run's end
-	if len(lines) != 6 || !strings.Contains(lines[4], "lines elided") {
+	// steady faults, the first 3 lines, then what explains the violation
+	// (the faults before it, the grant), elisions between
+	if !strings.Contains(lines[2], "h1/t0  acquire → denied") || !strings.Contains(got, "XX mutual-exclusion") ||
+		!strings.Contains(got, "lines elided") || strings.Contains(got, "62.100s") {
 		t.Errorf("MaxLines 3 gave:\n%s", got)
 	}
 }
 
+// Around a violation the window keeps, however far back, what makes it:
+// each involved client's last grant before it, its pauses, and the faults
+// since; the denied attempts and accesses outside the window stay elided.
 func TestTimelineAroundWithMaxLinesKeepsTheViolation(t *testing.T) {
 	h, plan, v := pausedHolder()
 	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Hour, MaxLines: 3})
-	lines := strings.Split(strings.TrimSpace(got), "\n")
-	// steady faults, elision, 3 lines centred on the violation, elision, the run's end
-	if len(lines) != 7 || !strings.Contains(lines[3], "XX mutual-exclusion") ||
-		!strings.Contains(lines[1], "… 10 lines elided") || !strings.Contains(lines[5], "… 9 lines elided") {
-		t.Errorf("Around 1h, MaxLines 3 gave:\n%s", got)
+	for _, want := range []string{
+		"1.012s  h0/t0  acquire → granted", "!! pause h0/t0 for 70s", "!! jump h0 +90s",
+		"62.015s  h1/t0  acquire → granted", "XX mutual-exclusion", "… 2 lines elided", "… 9 lines elided",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Around 1h, MaxLines 3 does not show %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "acquire → denied") || strings.Contains(got, "2.000s  h0/t0  read 0") {
+		t.Errorf("Around 1h, MaxLines 3 shows what explains nothing:\n%s", got)
 	}
 }
 
