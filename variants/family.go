@@ -56,17 +56,24 @@ var literalFix = algorithm.Fix{Name: "evident-reading", Within: "identity", Bug:
 var lockFixes = map[string]func(*fixes, *algorithm.Envelope){
 	"identity": func(f *fixes, _ *algorithm.Envelope) { f.uniqueOwner = true },
 	// fix-clock compares no two clocks: nothing of them is assumed.
-	"clock":           func(f *fixes, e *algorithm.Envelope) { f.nodeClock, e.Safety.ClockErrorMax = true, 0 },
-	"validity":        func(f *fixes, e *algorithm.Envelope) { f.validity, e.Safety = true, withUseWithinValidity(e.Safety) },
-	"quorum":          func(f *fixes, _ *algorithm.Envelope) { f.strictQuorum = true },
-	"amnesia":         func(_ *fixes, e *algorithm.Envelope) { e.Safety = withQuarantine(e.Safety) },
-	"partial":         func(f *fixes, _ *algorithm.Envelope) { f.releasePartial = true },
-	"evident-reading": func(f *fixes, _ *algorithm.Envelope) { f.literalClear = false },
+	"clock":    func(f *fixes, e *algorithm.Envelope) { f.nodeClock, e.Safety.ClockErrorMax = true, 0 },
+	"validity": func(f *fixes, e *algorithm.Envelope) { f.validity, e.Safety = true, withUseWithinValidity(e.Safety) },
+	"quorum":   func(f *fixes, _ *algorithm.Envelope) { f.strictQuorum = true },
+	"amnesia":  func(_ *fixes, e *algorithm.Envelope) { e.Safety = withQuarantine(e.Safety) },
+	"partial":  func(f *fixes, _ *algorithm.Envelope) { f.releasePartial = true },
+	// Until 2026-12-02 this entry was missing, and a replay "with" the fix
+	// ran the original: attribution's verdict that the fix cures nothing
+	// rested on replays that did not apply it.
+	"scavenge-topology": func(f *fixes, _ *algorithm.Envelope) { f.scavengeKey = true },
+	"evident-reading":   func(f *fixes, _ *algorithm.Envelope) { f.literalClear = false },
 	// corrected's acquire: write every node, retry after a random backoff
 	// under a new identity, ask a timed-out write again, and delete what
-	// a failed attempt may have left; it needs node-side expiry.
+	// a failed attempt may have left (so it clears partial locks, as
+	// corrected does: without that, its deletes were never sent); it
+	// needs node-side expiry.
 	"contention": func(f *fixes, _ *algorithm.Envelope) {
 		f.tryAll, f.backoff, f.writeRetries, f.releaseRetries, f.nodeClock, f.uniqueOwner = true, true, true, true, true, true
+		f.releasePartial = true
 	},
 }
 

@@ -213,7 +213,7 @@ func TestRegenerateBugRepros(t *testing.T) {
 // logs them).
 var firstPureSeeds = map[string]uint64{
 	"host-identity": 5, "clock-skew": 182, "clock-jump": 245, "no-validity": 295, "quorum-replication-1": 14,
-	"topology": 505, "amnesia": 40, "partial-locks": 512, "empty-topology": 88, "local-time": 10,
+	"topology": 505, "amnesia": 40, "partial-locks": 3563, "empty-topology": 88, "local-time": 10,
 	"stale-topology": 768, "data-under-lock-name": 2, "over-strict-quorum": 15, "literal-clear": 2,
 	"contention": 59, "reused-version": 14,
 }

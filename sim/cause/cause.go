@@ -252,6 +252,18 @@ func Attribute(t explore.Target, o explore.Outcome, opt Options) (Attribution, e
 		if ok {
 			a.curedUnattributed(tr)
 		}
+		if !a.Attributed() && len(useful) > 0 {
+			// Alone, the broad fix leaves the narrow bugs in (a quorum
+			// of every node at replication 4, data under k_lock), and
+			// every narrow fix together leaves the broad bug in: each
+			// starves the waiters alone, so only some of them with the
+			// broad one cure it (seeds 97, 4307 and 8933 of the default
+			// sweep). The broad fix on top of the narrow ones, down to a
+			// minimal set.
+			if err := a.minimalSets(t, o, append(slices.Clone(useful), f), opt); err != nil {
+				return a, err
+			}
+		}
 	}
 	return a, nil
 }
