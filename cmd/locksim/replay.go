@@ -24,7 +24,7 @@ const replayAbout = "Re-runs a failure: from a repro file (variant, config, seed
 	"usage or input."
 
 func replayCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("replay", "locksim replay FILE [-strict] [-trace] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [-beyond ASSUMPTION,...] [scenario flags] [-trace] [-html OUT.html]",
+	f := newFlags("replay", "locksim replay FILE [-strict] [-trace] [-json] [-why] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [-beyond ASSUMPTION,...] [scenario flags] [-trace] [-json] [-why] [-html OUT.html]",
 		replayAbout,
 		"locksim replay repros/original-seed-2.json",
 		"locksim replay repros/original-seed-2-min.json -trace -html seed2.html",
@@ -33,6 +33,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	sc.register(f)
 	seed := f.Uint64("seed", 1, "seed to replay when no repro file is given")
 	trace := f.Bool("trace", false, "print the full timeline")
+	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan, and for a repro file whether it reproduced) as JSON, as run -json does")
 	why := f.Bool("why", false, "attribute a failing run to its causes: replay it with each fix the variant's family knows (or, for a lock without fixes, each world change) and say which remove each violation")
 	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file")
 	htmlModel := f.String("html-model", "", "model for -html: mutex or counter (default: counter for a lost update, else mutex)")
@@ -52,6 +53,9 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	rp, err := chooseReplay(f, &sc, pos, *seed, iso)
 	if err != nil {
 		return f.fail(stderr, err)
+	}
+	if *asJSON {
+		return replayJSON(f, rp, sc.replayCommand(rp.target, rp.seed), stdout, stderr)
 	}
 	rp.describe(stdout)
 	rp.opt.Check.Every = true // every violation is printed, the first of each kind compared
@@ -207,7 +211,7 @@ func firstScenarioFlag(f *cmdFlags) string {
 	name := ""
 	f.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "trace", "why", "html", "html-model", "strict", "liveness-bound", "isolate", "hang-after", "memory-limit":
+		case "trace", "why", "json", "html", "html-model", "strict", "liveness-bound", "isolate", "hang-after", "memory-limit":
 		default:
 			if name == "" {
 				name = fl.Name
@@ -241,4 +245,38 @@ func writeHTML(path string, o explore.Outcome, kind string, info reports.PageInf
 		return err
 	}
 	return explore.WriteFileAtomic(path, b.Bytes())
+}
+
+// replayJSON is replay -json: the run's verdict as run -json prints it,
+// and whether a repro file reproduced.
+func replayJSON(f *cmdFlags, rp replayed, line string, stdout, stderr io.Writer) int {
+	rp.opt.Check.Every = true
+	o, err := rp.run()
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	out := runJSON{Variant: rp.target.Variant.Name, Seed: o.Seed, Classes: rp.target.Classes, Beyond: rp.target.Beyond,
+		Config: o.Config, World: rp.target.World, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
+		Findings: orEmpty(o.Findings), Breaches: orEmpty(o.Breaches), Failed: o.Failed()}
+	if rp.repro != nil {
+		out.World = rp.repro.World
+		out.Replay = explore.ReplayFileCommand(rp.file)
+		switch {
+		case !rp.repro.Verdict.SameViolations(o.Verdict):
+			out.Reproduced = "no"
+		case out.TraceHash == rp.repro.TraceHash:
+			out.Reproduced = "yes"
+		default:
+			out.Reproduced = "verdict"
+		}
+	} else {
+		out.Replay = line
+	}
+	if err := writeJSON(stdout, out); err != nil {
+		return f.fail(stderr, err)
+	}
+	if o.Failed() {
+		return exitViolation
+	}
+	return exitOK
 }

@@ -30,6 +30,10 @@ type runJSON struct {
 	Failed   bool              `json:"failed"`
 	Replay   string            `json:"replay,omitempty"`
 	Repro    string            `json:"repro,omitempty"`
+	// Reproduced, for replay of a repro file: the same violations and the
+	// same trace hash as recorded ("verdict" when only the violations
+	// are the same, "no" when they differ).
+	Reproduced string `json:"reproduced,omitempty"`
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {

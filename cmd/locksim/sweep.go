@@ -284,7 +284,21 @@ func (r *sweepReport) causes(res explore.SweepResult) error {
 	if err != nil {
 		return fmt.Errorf("attributing the failures: %v", err)
 	}
-	printCauses(r.stdout, as, len(res.Failures), func(seed uint64) string { return r.sf.sc.replayCommand(r.t, seed) })
+	stuck := func(seed uint64) string {
+		opt := r.opts.Run
+		opt.Keep = true
+		o, err := explore.RunSeed(r.t, seed, opt)
+		if err != nil {
+			return ""
+		}
+		for _, f := range o.Findings {
+			if f.Kind == model.Liveness {
+				return o.Stuck(f)
+			}
+		}
+		return ""
+	}
+	printCauses(r.stdout, as, len(res.Failures), func(seed uint64) string { return r.sf.sc.replayCommand(r.t, seed) }, stuck)
 	return nil
 }
 

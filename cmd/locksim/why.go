@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/cause"
 )
 
 // printCauses prints failing seeds grouped by the cause of each kind of
 // violation: how many, the first seed, the first seed that shows that
 // cause alone, and their replay lines.
-func printCauses(w io.Writer, as []cause.Attribution, of int, replay func(seed uint64) string) {
+//
+// stuck, when not nil, says why nobody got the lock in a seed's first
+// wait (Outcome.Stuck), for the groups of liveness violations: what the
+// run's own state shows beside the fixes that cure it.
+func printCauses(w io.Writer, as []cause.Attribution, of int, replay func(seed uint64) string, stuck func(seed uint64) string) {
 	what := "fixes the variant's family knows"
 	if len(as) > 0 && as[0].ByWorld {
 		what = "world changes (the variant declares no fixes)"
@@ -30,6 +35,11 @@ func printCauses(w io.Writer, as []cause.Attribution, of int, replay func(seed u
 			alone = "   (its cause alone)"
 		}
 		fmt.Fprintf(w, "      first:      %s%s\n", replay(g.Seeds[0]), alone)
+		if g.Kind == model.Liveness && stuck != nil {
+			if why := stuck(g.Seeds[0]); why != "" {
+				fmt.Fprintf(w, "      stuck:      %s\n", why)
+			}
+		}
 		switch {
 		case g.Pure != 0 && g.Pure != g.Seeds[0]:
 			fmt.Fprintf(w, "      first pure: %s\n", replay(g.Pure))
