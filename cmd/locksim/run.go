@@ -7,6 +7,7 @@ import (
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
 )
@@ -57,6 +58,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
 	out := f.String("out", "", "write a repro file into this directory on a violation")
+	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file, as replay -html does")
 	var isoFlags isolationFlags
 	isoFlags.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
@@ -92,6 +94,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if replay, path, err = sc.saveFailure(t, o, *out); err != nil {
 			return f.fail(stderr, fmt.Errorf("cannot write the repro file: %v", err))
 		}
+	}
+	if *htmlOut != "" {
+		info := reports.PageInfo{Variant: t.Variant.Name, Seed: o.Seed, Replay: replay}
+		if len(o.Verdict.Violations) > 0 {
+			info.Violation = o.Verdict.Violations[0].String()
+		}
+		if err := writeHTML(*htmlOut, o, "", info); err != nil {
+			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
+		}
+		fmt.Fprintf(head, "html:    %s\n", *htmlOut)
 	}
 	if *asJSON {
 		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Beyond: t.Beyond,
