@@ -34,13 +34,16 @@ func quickCompare(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "locksim: quick comparison, every variant inside its envelope under all faults (%d seeds each) "+
 		"and beyond it (%d seeds per assumption), %s runs; locksim compare has a column per fault class, locksim help the other commands.\n",
 		quickSeeds, quickCostSeeds, short(quickDuration))
-	return compareCmd(quickArgs(), stdout, stderr)
+	return compare(quickArgs(), stdout, stderr, true)
 }
+
+// quickOut is where the quick comparison writes its full reports.
+const quickOut = "locksim-report"
 
 // quickArgs are the compare flags of the quick comparison.
 func quickArgs() []string {
 	return []string{"-seeds", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
-		"-duration", short(quickDuration)}
+		"-duration", short(quickDuration), "-out", quickOut}
 }
 
 // compareOutputs are where compare writes its reports.
@@ -67,7 +70,11 @@ var compareAbout = "Runs every variant against every fault class, the same seeds
 	"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n" +
 	"a quick compare: " + strings.Join(quickArgs(), " ") + "."
 
-func compareCmd(args []string, stdout, stderr io.Writer) int {
+func compareCmd(args []string, stdout, stderr io.Writer) int { return compare(args, stdout, stderr, false) }
+
+// compare is compareCmd; text prints the terminal's table (reports.Text)
+// on stdout instead of the Markdown, and names the reports written.
+func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	f := newFlags("compare", "locksim compare [-seeds N] [-costs N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
 		compareAbout,
 		"locksim compare -seeds 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
@@ -126,7 +133,16 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	if err := out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
 		return f.fail(stderr, err)
 	}
-	if err := reports.Markdown(stdout, m); err != nil {
+	if text {
+		err = reports.Text(stdout, m)
+		if err == nil {
+			fmt.Fprintf(stdout, "\nthe whole report, with the stories, costs, metrics and porcupine's pages of the failing cells:\n  %s\n",
+				strings.Join(out.written(), "\n  "))
+		}
+	} else {
+		err = reports.Markdown(stdout, m)
+	}
+	if err != nil {
 		return f.fail(stderr, err)
 	}
 	prog.done()
@@ -398,4 +414,18 @@ func (p *compareProgress) clear() {
 
 func (p *compareProgress) done() {
 	fmt.Fprintf(p.w, "compare: %d cells, %d with violations, in %s\n", p.cells, p.failing, time.Since(p.start).Round(100*time.Millisecond))
+}
+
+// written names the reports compare writes, in the order it writes them.
+func (o *compareOutputs) written() []string {
+	var out []string
+	for _, p := range []string{o.md, o.html, o.json} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	if o.cellsDir != "" {
+		out = append(out, o.cellsDir+string(filepath.Separator))
+	}
+	return out
 }
