@@ -70,7 +70,9 @@ var compareAbout = "Runs every variant against every fault class, the same seeds
 	"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n" +
 	"a quick compare: " + strings.Join(quickArgs(), " ") + "."
 
-func compareCmd(args []string, stdout, stderr io.Writer) int { return compare(args, stdout, stderr, false) }
+func compareCmd(args []string, stdout, stderr io.Writer) int {
+	return compare(args, stdout, stderr, false)
+}
 
 // compare is compareCmd; text prints the terminal's table (reports.Text)
 // on stdout instead of the Markdown, and names the reports written.
