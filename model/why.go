@@ -59,7 +59,9 @@ type Blocker struct {
 }
 
 // ExplainWait explains the liveness violation v of h. ok is false for a
-// violation of another kind.
+// violation of another kind. It takes time in proportion to the waiters'
+// attempts and the items, times the log of their number: a wait of tens
+// of thousands of attempts is explained at once.
 func ExplainWait(h History, v Violation) (WaitWhy, bool) {
 	if v.Kind != Liveness {
 		return WaitWhy{}, false
@@ -70,59 +72,67 @@ func ExplainWait(h History, v Violation) (WaitWhy, bool) {
 	}
 	why := WaitWhy{From: v.Time, To: to, Bound: to - v.Time, TTL: int64(h.TTL), Sleeper: -1,
 		Recorded: len(h.Items) > 0}
-	attempts := Attempts(h)
-	holds := Holds(h)
-	lockKeys := map[string]bool{}
-	for _, it := range h.Items {
-		if !it.App {
-			lockKeys[it.Key] = true
+	x := newWaitIndex(h, Attempts(h), Holds(h))
+	var failed []Attempt // the waiters' attempts that ended in the wait without a grant
+	for _, c := range v.Clients {
+		if c < 0 || c >= len(x.attempts) {
+			continue
+		}
+		for _, a := range x.attempts[c] {
+			if a.Outcome != Granted && a.Outcome != Unknown && a.ReturnTime >= why.From && a.ReturnTime <= why.To {
+				failed = append(failed, a)
+			}
+		}
+		if s, ok := longestSleep(x.attempts[c], why.From, why.To); ok && s > why.Slept {
+			why.Slept, why.Sleeper = s, c
 		}
 	}
+	x.indexItems(h, failed)
 	majority := h.Replicas/2 + 1
-	blockers := map[string]int{} // by mechanism: index in why.Blockers
-	seen := map[int]bool{}       // items counted in a blocker, by index in h.Items
-	for _, c := range v.Clients {
-		for _, a := range attempts {
-			if a.Client != c || a.Outcome == Granted || a.ReturnTime < why.From || a.ReturnTime > why.To ||
-				a.Outcome == Unknown {
-				continue
-			}
-			why.Failed++
-			var blocked, split, own bool
-			for idx, it := range h.Items {
-				if it.To <= a.CallTime || it.From >= a.ReturnTime || (it.App && !lockKeys[it.Key]) {
-					continue
+	seen := map[int]bool{} // items counted in a blocker, by index in x.items
+	votes := map[int]map[string]bool{}
+	for _, a := range failed {
+		why.Failed++
+		var blocked, split, own bool
+		clear(votes)
+		x.overlapping(a.CallTime, a.ReturnTime, func(i int) {
+			it := x.items[i]
+			if !it.App && it.Client != a.Client {
+				if votes[it.Client] == nil {
+					votes[it.Client] = map[string]bool{}
 				}
-				switch {
-				case !it.App && it.Client == c && it.From >= a.CallTime:
-					// its own vote
-				case !it.App && it.Client == c:
-					own = true
-				case !it.App && contending(attempts, it, a):
-					split = true
-				default:
-					blocked = true
-					if !seen[idx] {
-						seen[idx] = true
-						why.block(h, attempts, holds, it, blockers)
-					}
-				}
+				votes[it.Client][it.Node] = true
 			}
 			switch {
-			case blocked:
-				why.Blocked++
-			case split && !splitWon(h.Items, a, majority):
-				why.Split++
-			case split:
-				why.Blocked++ // a contender wrote a majority and still was not granted: counted as in the way
-			case own:
-				why.Own++
+			case !it.App && it.Client == a.Client && it.From >= a.CallTime:
+				// its own vote
+			case !it.App && it.Client == a.Client:
+				own = true
+			case !it.App && x.contending(it, a):
+				split = true
 			default:
-				why.Clear++
+				blocked = true
+				if !seen[i] {
+					seen[i] = true
+					why.block(h, x, it)
+				}
 			}
+		})
+		won := false
+		for _, nodes := range votes {
+			won = won || len(nodes) >= majority
 		}
-		if s, ok := longestSleep(attempts, c, why.From, why.To); ok && s > why.Slept {
-			why.Slept, why.Sleeper = s, c
+		switch {
+		case blocked:
+			why.Blocked++
+		case split && !won:
+			why.Split++
+		case split:
+			why.Blocked++ // a contender stood on a majority and still was not granted: counted as in the way
+		case own:
+			why.Own++
+		default:
+			why.Clear++
 		}
 	}
 	slices.SortStableFunc(why.Blockers, func(a, b Blocker) int { return cmp.Compare(b.Time, a.Time) })
@@ -133,43 +143,131 @@ func ExplainWait(h History, v Violation) (WaitWhy, bool) {
 	return why, true
 }
 
-// contending reports whether item it was written by an attempt of another
-// client that was in flight while attempt a was: a contender's vote.
-func contending(attempts []Attempt, it ItemLife, a Attempt) bool {
-	for _, b := range attempts {
-		if b.Client == it.Client && b.CallTime <= it.From && it.From <= b.ReturnTime && b.Outcome != Granted {
-			return b.CallTime < a.ReturnTime && b.ReturnTime > a.CallTime
-		}
-	}
-	return false
+// waitIndex answers, fast, what ExplainWait asks of a long run: which
+// items stood on a node in a stretch of time, and which attempt or hold a
+// client had at an instant.
+type waitIndex struct {
+	// items are the stays that can block a lock write: lock items, and the
+	// application's data under a key the lock writes items under; in
+	// lanes, one per node and key, each in time order.
+	items []ItemLife
+	lanes [][2]int // items[lo:hi] of one node and key
+	// attempts and holds, per client, in call and start order.
+	attempts [][]Attempt
+	holds    [][]Hold
 }
 
-// splitWon reports whether, while attempt a was in flight, some other
-// client's items stood on a majority of nodes at once: then it was no split.
-func splitWon(items []ItemLife, a Attempt, majority int) bool {
-	count := map[int]map[string]bool{}
-	for _, it := range items {
-		if it.App || it.Client == a.Client || it.To <= a.CallTime || it.From >= a.ReturnTime {
-			continue
-		}
-		if count[it.Client] == nil {
-			count[it.Client] = map[string]bool{}
-		}
-		count[it.Client][it.Node] = true
-		if len(count[it.Client]) >= majority {
-			return true
+func newWaitIndex(h History, attempts []Attempt, holds []Hold) *waitIndex {
+	n := len(h.Clients)
+	for _, a := range attempts {
+		n = max(n, a.Client+1)
+	}
+	x := &waitIndex{attempts: make([][]Attempt, n), holds: make([][]Hold, n)}
+	for _, a := range attempts {
+		if a.Client >= 0 {
+			x.attempts[a.Client] = append(x.attempts[a.Client], a)
 		}
 	}
-	return false
+	for _, hd := range holds {
+		if hd.Client >= 0 && hd.Client < n {
+			x.holds[hd.Client] = append(x.holds[hd.Client], hd)
+		}
+	}
+	for _, hs := range x.holds {
+		slices.SortStableFunc(hs, func(a, b Hold) int { return cmp.Compare(a.StartTime, b.StartTime) })
+	}
+	return x
+}
+
+// indexItems keeps the stays of h's items that stood during some attempt
+// of failed, in lanes.
+func (x *waitIndex) indexItems(h History, failed []Attempt) {
+	if len(failed) == 0 {
+		return
+	}
+	from, to := failed[0].CallTime, failed[0].ReturnTime
+	for _, a := range failed {
+		from, to = min(from, a.CallTime), max(to, a.ReturnTime)
+	}
+	lockKeys := map[string]bool{}
+	for _, it := range h.Items {
+		if !it.App {
+			lockKeys[it.Key] = true
+		}
+	}
+	for _, it := range h.Items {
+		if it.To > from && it.From < to && (!it.App || lockKeys[it.Key]) {
+			x.items = append(x.items, it)
+		}
+	}
+	slices.SortStableFunc(x.items, func(a, b ItemLife) int {
+		return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Key, b.Key), cmp.Compare(a.From, b.From))
+	})
+	for lo := 0; lo < len(x.items); {
+		hi := lo + 1
+		for hi < len(x.items) && x.items[hi].Node == x.items[lo].Node && x.items[hi].Key == x.items[lo].Key {
+			hi++
+		}
+		x.lanes = append(x.lanes, [2]int{lo, hi})
+		lo = hi
+	}
+}
+
+// overlapping calls f with the index of every item that stood during
+// [from, to). A node holds one item under a key at a time, so a lane's
+// stays follow one another: the search stops at the first that ended
+// before from.
+func (x *waitIndex) overlapping(from, to int64, f func(i int)) {
+	for _, l := range x.lanes {
+		lane := x.items[l[0]:l[1]]
+		j, _ := slices.BinarySearchFunc(lane, to, func(it ItemLife, t int64) int { return cmp.Compare(it.From, t) })
+		for k := j - 1; k >= 0 && lane[k].To > from; k-- {
+			f(l[0] + k)
+		}
+	}
+}
+
+// lastAttempt is client's last attempt called at or before t, or nil.
+func (x *waitIndex) lastAttempt(client int, t int64) *Attempt {
+	if client < 0 || client >= len(x.attempts) {
+		return nil
+	}
+	as := x.attempts[client]
+	i, _ := slices.BinarySearchFunc(as, t+1, func(a Attempt, t int64) int { return cmp.Compare(a.CallTime, t) })
+	if i == 0 {
+		return nil
+	}
+	return &as[i-1]
+}
+
+// holdAt is client's hold that began at or before t and had not ended by
+// it, or nil.
+func (x *waitIndex) holdAt(client int, t int64) *Hold {
+	if client < 0 || client >= len(x.holds) {
+		return nil
+	}
+	hs := x.holds[client]
+	i, _ := slices.BinarySearchFunc(hs, t+1, func(h Hold, t int64) int { return cmp.Compare(h.StartTime, t) })
+	if i > 0 && hs[i-1].EndTime >= t {
+		return &hs[i-1]
+	}
+	return nil
+}
+
+// contending reports whether item it was written by an attempt of another
+// client that was in flight while attempt a was: a contender's vote.
+func (x *waitIndex) contending(it ItemLife, a Attempt) bool {
+	b := x.lastAttempt(it.Client, it.From)
+	return b != nil && it.From <= b.ReturnTime && b.Outcome != Granted &&
+		b.CallTime < a.ReturnTime && b.ReturnTime > a.CallTime
 }
 
 // block adds item it to why's blockers, by the way it was left behind.
-func (why *WaitWhy) block(h History, attempts []Attempt, holds []Hold, it ItemLife, index map[string]int) {
-	mechanism, story := itemHow(h, attempts, holds, it)
-	i, ok := index[mechanism]
-	if !ok {
+func (why *WaitWhy) block(h History, x *waitIndex, it ItemLife) {
+	mechanism, story := itemHow(h, x, it)
+	i := slices.IndexFunc(why.Blockers, func(b Blocker) bool { return b.Mechanism == mechanism })
+	if i < 0 {
 		i = len(why.Blockers)
-		index[mechanism] = i
 		why.Blockers = append(why.Blockers, Blocker{Mechanism: mechanism})
 	}
 	b := &why.Blockers[i]
@@ -194,34 +292,24 @@ func ownerOf(it ItemLife) string {
 
 // itemHow says how item it got onto its node and why it stayed: a
 // mechanism shared by items left the same way, and this item's story.
-func itemHow(h History, attempts []Attempt, holds []Hold, it ItemLife) (mechanism, story string) {
+func itemHow(h History, x *waitIndex, it ItemLife) (mechanism, story string) {
 	if it.App {
 		return "the application's data under " + it.Key, "there from the start"
 	}
 	who := clientName(h, it.Client)
-	var last *Attempt // the writer's last attempt called by the write
-	for i := range attempts {
-		a := &attempts[i]
-		if a.Client == it.Client && a.CallTime <= it.From {
-			last = a
-		}
-	}
 	const afterHold = "left when their holds ended"
-	for _, hd := range holds {
-		if hd.Client == it.Client && hd.StartTime <= it.From && it.From <= hd.EndTime {
-			return afterHold, fmt.Sprintf("written by %s while it held the lock; its hold ended at %s (%s) and the item stayed",
-				who, Seconds(hd.EndTime), holdEnd(hd))
-		}
+	if hd := x.holdAt(it.Client, it.From); hd != nil {
+		return afterHold, fmt.Sprintf("written by %s while it held the lock; its hold ended at %s (%s) and the item stayed",
+			who, Seconds(hd.EndTime), holdEnd(*hd))
 	}
+	last := x.lastAttempt(it.Client, it.From)
 	switch {
 	case last == nil:
 		return "written outside any attempt", "written by " + who + " at " + Seconds(it.From)
 	case last.Outcome == Granted:
-		for _, hd := range holds {
-			if hd.StartSeq == last.ReturnSeq {
-				return afterHold, fmt.Sprintf("written for %s's grant at %s; its hold ended at %s (%s) and the item stayed",
-					who, Seconds(last.ReturnTime), Seconds(hd.EndTime), holdEnd(hd))
-			}
+		if hd := x.holdAt(it.Client, last.ReturnTime); hd != nil && hd.StartSeq == last.ReturnSeq {
+			return afterHold, fmt.Sprintf("written for %s's grant at %s; its hold ended at %s (%s) and the item stayed",
+				who, Seconds(last.ReturnTime), Seconds(hd.EndTime), holdEnd(*hd))
 		}
 		return afterHold, fmt.Sprintf("written for %s's grant at %s", who, Seconds(last.ReturnTime))
 	case last.Outcome == Unknown:
@@ -247,14 +335,14 @@ func holdEnd(hd Hold) string {
 	return "the run ended"
 }
 
-// longestSleep is the longest stretch of [from, to) in which client had
-// no attempt in flight and then made another: a client that stops trying
-// is not asleep.
-func longestSleep(attempts []Attempt, client int, from, to int64) (int64, bool) {
+// longestSleep is the longest stretch of [from, to) in which a client,
+// whose attempts as are, had no attempt in flight and then made another:
+// a client that stops trying is not asleep.
+func longestSleep(as []Attempt, from, to int64) (int64, bool) {
 	longest, at := int64(0), from
 	seen := false
-	for _, a := range attempts {
-		if a.Client != client || a.ReturnTime <= from || a.CallTime >= to {
+	for _, a := range as {
+		if a.ReturnTime <= from || a.CallTime >= to {
 			continue
 		}
 		seen = true
