@@ -62,7 +62,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	safetyOnly := f.Bool("safety-only", false, "judge safety only: leave liveness (waiters starved, items left behind) unjudged")
 	strict := f.Bool("strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
-	out := f.String("out", "repros", "directory for the counterexample's repro file")
+	out := f.String("out", defaultReproDir, "directory for the counterexample's repro file")
 	trace := f.Bool("trace", false, "print the counterexample's full timeline")
 	hangAfter := f.Duration("hang-after", explore.DefaultHangAfter, "wall-clock time one schedule's run may take before it counts as a hang (a lock that loops without calling its Env)")
 	if code, done := f.parseNone(args, stdout, stderr); done {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/locksim/locksim/sim/explore"
@@ -11,12 +9,13 @@ import (
 // saveFailure writes a repro file for a failing outcome into dir (if dir is
 // set) and returns the one command that replays the failure: by seed when
 // the scenario flags rebuild the config, else from the file. A config only a
-// -config file can express always gets a file, in the temp dir if need be.
+// -config file can express always gets a file, in repros/ (where sweep and
+// explore write theirs) if no directory is given.
 func (sc *scenarioFlags) saveFailure(t explore.Target, o explore.Outcome, dir string) (replay, path string, err error) {
 	// A plan given in a file replays from the repro, which holds it.
 	bySeed := expressibleByFlags(t.Config) && t.Plan == nil
 	if dir == "" && !bySeed {
-		dir = filepath.Join(os.TempDir(), "locksim-repros")
+		dir = defaultReproDir
 	}
 	if dir != "" {
 		if path, err = explore.WriteRepro(dir, explore.NewRepro(t, o)); err != nil {
@@ -28,6 +27,10 @@ func (sc *scenarioFlags) saveFailure(t explore.Target, o explore.Outcome, dir st
 	}
 	return explore.ReplayFileCommand(path), path, nil
 }
+
+// defaultReproDir is where every subcommand writes repro files unless -out
+// says otherwise.
+const defaultReproDir = "repros"
 
 // replayCommand is explore.ReplayCommand with the check options the flags
 // set that change a verdict: a -liveness-bound other than the default.

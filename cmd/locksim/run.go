@@ -57,7 +57,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	seed := f.Uint64("seed", 1, "seed: draws the fault plan and every random choice of the run")
 	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
-	out := f.String("out", "", "write a repro file into this directory on a violation")
+	out := f.String("out", "", "write a repro file into this directory on a violation (default: none, unless only a file can replay the run: then "+defaultReproDir+")")
 	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file, as replay -html does")
 	var isoFlags isolationFlags
 	isoFlags.register(f)

@@ -72,7 +72,7 @@ func (sf *sweepFlags) register(f *cmdFlags) {
 	sf.seeds = f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
 	sf.count = f.String("n", strconv.Itoa(explore.DefaultSweepSeeds), "number of seeds, from seed 1 (or use -seeds): a number up to 100000000, one with a unit (10k, 5M, 2G, 1T), or forever (until Ctrl-C)")
 	sf.parallel = f.Int("parallel", 0, "workers (0: every core)")
-	sf.out = f.String("out", "repros", "directory for the repro files of failures")
+	sf.out = f.String("out", defaultReproDir, "directory for the repro files of failures")
 	sf.keepGoing = f.Bool("keep-going", false, "run every seed and collect all failures")
 	sf.stopOn = f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
 	sf.shard = f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
