@@ -22,7 +22,8 @@
 // keeps its fail files: every later go test of the test replays the
 // failures kept there first, and fails while one still fails, so that a
 // fixed bug stays fixed. Commit them with the test. With -short, Check
-// sweeps a tenth of its seeds.
+// sweeps a tenth of its seeds; -locksim.trace shows the whole timeline of
+// a failure, -locksim.html=FILE writes porcupine's page of it.
 //
 // A lock built on a real Redis client instead (redsync, bsm/redislock,
 // your own go-redis code) needs no rewrite: CheckRedis runs it unmodified
@@ -55,6 +56,8 @@ var (
 	seedFlag     = flag.Uint64("locksim.seed", 0, "Check runs only this seed of its sweep (0: sweep)")
 	minimizeFlag = flag.Bool("locksim.minimize", true, "Check shrinks the failure it finds to its smallest world and fault schedule, within a bound of runs (-locksim.minimize=false: report it as found)")
 	seedsFlag    = flag.Int("locksim.seeds", 0, "seeds each Check sweeps (0: its Seeds option)")
+	traceFlag    = flag.Bool("locksim.trace", false, "a failure's report shows the whole timeline, not only the part around the violation")
+	htmlFlag     = flag.String("locksim.html", "", "a failure's report also writes porcupine's page of the run to this file (as locksim replay -html)")
 )
 
 // DefaultSeeds is how many seeds Check sweeps without Seeds: the CLI's
@@ -256,8 +259,21 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept 
 	}
 	fmt.Fprintf(&b, "%s\n", o)
 	if len(o.History.Clients) > 0 {
-		b.WriteString("timeline around the first violation:\n")
-		reports.Timeline(&b, o.History, o.RanPlan(), o.Verdict, reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40})
+		opt := reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40}
+		if *traceFlag {
+			opt = reports.TimelineOptions{}
+			b.WriteString("timeline:\n")
+		} else {
+			b.WriteString("timeline around the first violation (-locksim.trace shows all of it):\n")
+		}
+		reports.Timeline(&b, o.History, o.RanPlan(), o.Verdict, opt)
+		if *htmlFlag != "" {
+			if err := writePage(*htmlFlag, target, o); err != nil {
+				fmt.Fprintf(&b, "html:     not written: %v\n", err)
+			} else {
+				fmt.Fprintf(&b, "html:     %s\n", *htmlFlag)
+			}
+		}
 	}
 	run := "go test -run '" + explore.TestRunPattern(t.Name()) + "'"
 	if dir, werr := os.Getwd(); werr == nil {
@@ -288,6 +304,19 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept 
 		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, seed)
 	}
 	t.Fatal(strings.TrimRight(b.String(), "\n"))
+}
+
+// writePage writes porcupine's page of o to path.
+func writePage(path string, target explore.Target, o explore.Outcome) error {
+	info := reports.PageInfo{Variant: target.Variant.Name, Seed: o.Seed}
+	if len(o.Verdict.Violations) > 0 {
+		info.Violation = o.Verdict.Violations[0].String()
+	}
+	var b bytes.Buffer
+	if err := reports.PorcupinePage(&b, o.History, o.RanPlan(), reports.PorcupineModelFor(o.Verdict), info); err != nil {
+		return err
+	}
+	return explore.WriteFileAtomic(path, b.Bytes())
 }
 
 // minimizeRuns bounds the runs a failure's minimisation takes (a few

@@ -72,8 +72,12 @@ func TestFailuresAreKeptAndReplayedFirst(t *testing.T) {
 	if line == nil || filepath.Join(dir, line[1]) != kept[0] {
 		t.Fatalf("the replay line does not name the kept file %s:\n%s", kept[0], first)
 	}
-	if out := run("-locksim.replay=" + line[1]); !strings.Contains(out, "has a bug (replay of "+line[1]) {
-		t.Fatalf("the printed replay line does not replay the failure:\n%s", out)
+	if out := run("-locksim.replay="+line[1], "-locksim.trace", "-locksim.html=page.html"); !strings.Contains(out, "has a bug (replay of "+line[1]) ||
+		!strings.Contains(out, "timeline:") || !strings.Contains(out, "html:     page.html") {
+		t.Fatalf("the printed replay line does not replay the failure, with its whole timeline and page:\n%s", out)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "page.html")); err != nil || !strings.Contains(string(page), "mutual-exclusion") {
+		t.Fatalf("-locksim.html wrote no page of the failure (%v)", err)
 	}
 	if !regexp.MustCompile(`(?m)^\s+world: nodes `).MatchString(first) || !regexp.MustCompile(`(?m)^\s+plan:  `).MatchString(first) {
 		t.Fatalf("the failure does not say its world and plan:\n%s", first)

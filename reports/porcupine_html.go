@@ -43,6 +43,18 @@ type PageInfo struct {
 	Back      string // a link back, e.g. to the matrix (relative)
 }
 
+// PorcupineModelFor is the porcupine model that shows a verdict's first
+// safety violation: "counter" for a lost update without two holders,
+// else "mutex".
+func PorcupineModelFor(v model.Verdict) string {
+	if _, ok := v.First(model.MutualExclusion); !ok {
+		if _, ok := v.First(model.LostUpdate); ok {
+			return "counter"
+		}
+	}
+	return "mutex"
+}
+
 // PorcupinePage is PorcupineHTML with the page titled by info and a header
 // that says it, so a page saved or shared on its own still tells what it
 // shows.

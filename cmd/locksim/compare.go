@@ -12,7 +12,6 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
@@ -253,7 +252,7 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 			}
 		}
 	}
-	if err := reports.PorcupinePage(&b, shown.History, shown.Plan, porcupineModel(shown.Verdict), info); err != nil {
+	if err := reports.PorcupinePage(&b, shown.History, shown.Plan, reports.PorcupineModelFor(shown.Verdict), info); err != nil {
 		return "", err
 	}
 	if err := explore.WriteFileAtomic(path, b.Bytes()); err != nil {
@@ -286,17 +285,6 @@ func (o *compareOutputs) minimal(r explore.CellResult) (explore.Outcome, string,
 		return explore.Outcome{}, "", false
 	}
 	return out, explore.ReplayFileCommand(path), true
-}
-
-// porcupineModel shows the lock when beliefs overlapped, the counter when
-// only the resource broke.
-func porcupineModel(v model.Verdict) string {
-	if _, ok := v.First(model.MutualExclusion); !ok {
-		if _, ok := v.First(model.LostUpdate); ok {
-			return "counter"
-		}
-	}
-	return "mutex"
 }
 
 // write writes the reports that were asked for.

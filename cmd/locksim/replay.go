@@ -7,7 +7,6 @@ import (
 	"github.com/locksim/locksim/sim/cause"
 	"io"
 
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
@@ -235,10 +234,7 @@ func (i indent) Write(p []byte) (int, error) {
 // annotated; kind is "mutex" or "counter" ("" picks from the verdict).
 func writeHTML(path string, o explore.Outcome, kind string, info reports.PageInfo) error {
 	if kind == "" {
-		kind = "mutex"
-		if len(o.Verdict.Violations) > 0 && o.Verdict.Violations[0].Kind == model.LostUpdate {
-			kind = "counter"
-		}
+		kind = reports.PorcupineModelFor(o.Verdict)
 	}
 	var b bytes.Buffer
 	if err := reports.PorcupinePage(&b, o.History, o.RanPlan(), kind, info); err != nil {
