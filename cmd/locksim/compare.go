@@ -32,7 +32,7 @@ const (
 func quickCompare(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "locksim: quick comparison, every variant inside its envelope under all faults (%d seeds each) "+
 		"and beyond it (%d seeds per assumption), %s runs; locksim compare has a column per fault class, locksim help the other commands.\n",
-		quickSeeds, quickCostSeeds, short(quickDuration))
+		quickSeeds, quickCostSeeds, explore.Span(quickDuration))
 	return compare(quickArgs(), stdout, stderr, true)
 }
 
@@ -42,7 +42,7 @@ const quickOut = "locksim-report"
 // quickArgs are the compare flags of the quick comparison.
 func quickArgs() []string {
 	return []string{"-seeds", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
-		"-duration", short(quickDuration), "-out", quickOut}
+		"-duration", explore.Span(quickDuration), "-out", quickOut}
 }
 
 // compareOutputs are where compare writes its reports.

@@ -136,7 +136,7 @@ func printMinimized(w io.Writer, before explore.Target, res explore.MinimizeResu
 	}
 	dur := func(name string, x, y time.Duration) {
 		if x != y {
-			fmt.Fprintf(w, ", %s %s → %s", name, short(x), short(y))
+			fmt.Fprintf(w, ", %s %s → %s", name, explore.Span(x), explore.Span(y))
 		}
 	}
 	dur("duration", b.Duration, a.Duration)

@@ -139,9 +139,9 @@ func writeJSON(w io.Writer, x any) error {
 func approx(ns int64) string {
 	d := time.Duration(ns)
 	if d < time.Second {
-		return short(d.Round(100 * time.Microsecond))
+		return explore.Span(d.Round(100 * time.Microsecond))
 	}
-	return short(d.Round(time.Millisecond))
+	return explore.Span(d.Round(time.Millisecond))
 }
 
 // orEmpty is xs, or an empty slice for nil, so JSON says [] rather than null.

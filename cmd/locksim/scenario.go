@@ -364,12 +364,12 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 	add(explore.WorldReplication, fmt.Sprintf("replication %d", c.Replication))
 	add(explore.WorldHosts, fmt.Sprintf("hosts %d", c.Hosts))
 	add(explore.WorldThreads, fmt.Sprintf("threads %d", c.ThreadsPerHost))
-	add(explore.WorldTTL, "ttl "+short(c.TTL))
-	add("", "duration "+short(c.Duration))
-	add(explore.WorldLatency, fmt.Sprintf("latency %s..%s +%s tail", short(c.LatencyMin), short(c.LatencyMax), short(c.LatencyTail)))
-	add("", "rpc-timeout "+short(c.RPCTimeout))
-	add(explore.WorldHold, fmt.Sprintf("hold %s..%s", short(c.HoldMin), short(c.HoldMax)))
-	add(explore.WorldThink, fmt.Sprintf("think %s..%s", short(c.ThinkMin), short(c.ThinkMax)))
+	add(explore.WorldTTL, "ttl "+explore.Span(c.TTL))
+	add("", "duration "+explore.Span(c.Duration))
+	add(explore.WorldLatency, fmt.Sprintf("latency %s..%s +%s tail", explore.Span(c.LatencyMin), explore.Span(c.LatencyMax), explore.Span(c.LatencyTail)))
+	add("", "rpc-timeout "+explore.Span(c.RPCTimeout))
+	add(explore.WorldHold, fmt.Sprintf("hold %s..%s", explore.Span(c.HoldMin), explore.Span(c.HoldMax)))
+	add(explore.WorldThink, fmt.Sprintf("think %s..%s", explore.Span(c.ThinkMin), explore.Span(c.ThinkMax)))
 	d := sim.DefaultConfig()
 	if c.MaxEvents != d.MaxEvents {
 		parts = append(parts, fmt.Sprintf("max_events %d", c.MaxEvents))
@@ -390,21 +390,6 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 		add(explore.WorldData, explore.DescribeWorld(c, []explore.WorldField{explore.WorldData}))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// short prints a duration without trailing zero units ("1m", not "1m0s").
-func short(d time.Duration) string {
-	if d >= time.Second {
-		d = d.Round(time.Millisecond) // 2.606435303s reads as 2.606s
-	}
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // changeList is every world change -changes accepts.

@@ -352,13 +352,13 @@ func DescribeWorld(c sim.Config, draw []WorldField) string {
 		case WorldThreads:
 			parts = append(parts, fmt.Sprintf("threads %d", c.ThreadsPerHost))
 		case WorldTTL:
-			parts = append(parts, "ttl "+span(c.TTL))
+			parts = append(parts, "ttl "+Span(c.TTL))
 		case WorldHold:
-			parts = append(parts, fmt.Sprintf("hold %s..%s", span(c.HoldMin), span(c.HoldMax)))
+			parts = append(parts, fmt.Sprintf("hold %s..%s", Span(c.HoldMin), Span(c.HoldMax)))
 		case WorldThink:
-			parts = append(parts, fmt.Sprintf("think %s..%s", span(c.ThinkMin), span(c.ThinkMax)))
+			parts = append(parts, fmt.Sprintf("think %s..%s", Span(c.ThinkMin), Span(c.ThinkMax)))
 		case WorldLatency:
-			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", span(c.LatencyMin), span(c.LatencyMax), span(c.LatencyTail)))
+			parts = append(parts, fmt.Sprintf("latency %s..%s +%s tail", Span(c.LatencyMin), Span(c.LatencyMax), Span(c.LatencyTail)))
 			if c.SlowExtra > 0 {
 				parts = append(parts, DescribeSlowLink(c))
 			}
@@ -560,16 +560,20 @@ func genLatency(t *rapid.T, c *sim.Config) {
 	}
 }
 
-// span writes d as Go does, but to the millisecond from a second up
-// (18.575s, not 18.575333333s), and a whole number of minutes as "1m",
-// not "1m0s", as the config line writes it.
-func span(d time.Duration) string {
+// Span writes d as Go does, but to the millisecond from a second up
+// (18.575s, not 18.575333333s), and whole minutes and hours short ("1m",
+// not "1m0s"; "2h", not "2h0m0s"): how world lines and the CLI write a
+// span.
+func Span(d time.Duration) string {
 	if d >= time.Second {
 		d = d.Round(time.Millisecond)
 	}
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
-		return strings.TrimSuffix(s, "0s")
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }
