@@ -274,16 +274,7 @@ func TestBareMajorityUnderLossFlagsFencedSurvivors(t *testing.T) {
 // whose hosts' clocks read an hour before the epoch while its three nodes
 // are down in turn. fenced stays live there (that test).
 func TestHighPartMistakesStarveWhereClocksDoNotMakeUp(t *testing.T) {
-	cfg := explore.SmallWorld(3, 2, 1)
-	cfg.Acquisitions, cfg.Duration = 0, 200*time.Second
-	plan := faults.Plan{Events: []faults.Event{
-		{Kind: faults.Crash, Node: 1, At: 1 * time.Second, For: 60 * time.Second},
-		{Kind: faults.Crash, Node: 2, At: 62 * time.Second, For: 60 * time.Second},
-		{Kind: faults.Crash, Node: 0, At: 123 * time.Second, For: 30 * time.Second},
-	}, Clocks: []faults.Clock{
-		{Kind: faults.HostProcess, Index: 0, Offset: -time.Hour},
-		{Kind: faults.HostProcess, Index: 1, Offset: -time.Hour},
-	}}
+	cfg, plan := clocksAddNothing()
 	for _, name := range []string{"fenced~token-last-reply", "fenced~token-least-reply", "fenced~raise-as-is"} {
 		o, err := explore.RunPlan(explore.Target{Variant: mutantNamed(t, name).Variant, Config: cfg}, 1, plan, explore.DefaultOptions())
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -28,16 +29,7 @@ import (
 // drawn from the clocks alone rise past the last within 5 s, and no sweep
 // tells the mutant from fenced (see its entry in Mutants).
 func TestRefusedHoldersFlagFencedWithoutCatchUp(t *testing.T) {
-	cfg := explore.SmallWorld(3, 2, 1)
-	cfg.Acquisitions, cfg.Duration = 0, 200*time.Second
-	plan := faults.Plan{Events: []faults.Event{
-		{Kind: faults.Crash, Node: 1, At: 1 * time.Second, For: 60 * time.Second},
-		{Kind: faults.Crash, Node: 2, At: 62 * time.Second, For: 60 * time.Second},
-		{Kind: faults.Crash, Node: 0, At: 123 * time.Second, For: 30 * time.Second},
-	}, Clocks: []faults.Clock{
-		{Kind: faults.HostProcess, Index: 0, Offset: -time.Hour},
-		{Kind: faults.HostProcess, Index: 1, Offset: -time.Hour},
-	}}
+	cfg, plan := clocksAddNothing()
 	fenced, err := variants.Lookup("fenced")
 	if err != nil {
 		t.Fatal(err)
@@ -69,4 +61,20 @@ func TestRefusedHoldersFlagFencedWithoutCatchUp(t *testing.T) {
 	if o := run(explore.Target{Variant: fenced, Config: cfg}); o.Failed() || refused(o) {
 		t.Fatalf("fenced starves in the same world: %v", o.Findings)
 	}
+}
+
+// clocksAddNothing is a small world in which fenced's tokens rise by the
+// counters alone: the hosts' clocks read an hour before the epoch, while
+// the three nodes are down in turn (each counter copy missing one draw).
+func clocksAddNothing() (sim.Config, faults.Plan) {
+	cfg := explore.SmallWorld(3, 2, 1)
+	cfg.Acquisitions, cfg.Duration = 0, 200*time.Second
+	return cfg, faults.Plan{Events: []faults.Event{
+		{Kind: faults.Crash, Node: 1, At: 1 * time.Second, For: 60 * time.Second},
+		{Kind: faults.Crash, Node: 2, At: 62 * time.Second, For: 60 * time.Second},
+		{Kind: faults.Crash, Node: 0, At: 123 * time.Second, For: 30 * time.Second},
+	}, Clocks: []faults.Clock{
+		{Kind: faults.HostProcess, Index: 0, Offset: -time.Hour},
+		{Kind: faults.HostProcess, Index: 1, Offset: -time.Hour},
+	}}
 }
