@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ type readmeExample struct {
 
 // readmeExamples are README.md's examples, in order.
 func readmeExamples(t *testing.T) []readmeExample {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,29 +1,46 @@
-package main
+package cli
 
 import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/variants"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the locksim command inside scripts.
 func TestMain(m *testing.M) {
-	if os.Getenv(asLocksimEnv) == "1" {
-		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	switch os.Getenv(asLocksimEnv) {
+	case "1":
+		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
+	case "yours":
+		Main(yourVariant())
 	}
 	testscript.Main(m, map[string]func(){
 		"locksim": func() {
 			explore.CommandPrefix = commandPrefix() // as main does
-			os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+			os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 		},
 	})
+}
+
+// yourVariant is a lock of a user's own, as Main registers it: the
+// original under another name.
+func yourVariant() algorithm.Variant {
+	v, err := variants.Lookup("original")
+	if err != nil {
+		panic(err)
+	}
+	v.Name, v.Summary = "yours", "a user's own lock (the original, renamed)"
+	return v
 }
 
 // asLocksimEnv makes the test binary the locksim command, for tests that
@@ -91,5 +108,51 @@ func TestBuiltByGoRun(t *testing.T) {
 		if got := builtByGoRun(c.exe, c.gocache); got != c.want {
 			t.Errorf("builtByGoRun(%q, GOCACHE=%q) = %v, want %v", c.exe, c.gocache, got, c.want)
 		}
+	}
+}
+
+// A program of your own that calls Main with your lock lists it after the
+// built-in ones, runs it, and prints replay lines that name it.
+func TestMainRunsYourVariants(t *testing.T) {
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), asLocksimEnv+"=yours")
+		out, err := cmd.CombinedOutput()
+		var exitErr *exec.ExitError
+		if err != nil && !errors.As(err, &exitErr) {
+			t.Fatal(err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := run("variants")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.HasPrefix(lines[len(lines)-1], "yours ") {
+		t.Fatalf("locksim variants (exit %d) does not list yours last:\n%s", code, out)
+	}
+	out, code = run("sweep", "-variant", "yours", "-n", "200", "-faults", "threads", "-out", t.TempDir())
+	if code != 1 || !strings.Contains(out, "replay -variant yours") {
+		t.Fatalf("a sweep of yours exited %d, want 1 with a replay line that names it:\n%s", code, out)
+	}
+}
+
+// go run prints your program's own go run line, not locksim's.
+func TestGoRunPrefixNamesTheMainPackage(t *testing.T) {
+	cases := []struct {
+		path, module, want string
+	}{
+		{"github.com/locksim/locksim/cmd/locksim", "github.com/locksim/locksim", "go run ./cmd/locksim"},
+		{"example.com/me/lock/cmd/locksim-mine", "example.com/me/lock", "go run ./cmd/locksim-mine"},
+		{"example.com/me/lock", "example.com/me/lock", "go run ."},
+		{"example.com/other/tool", "example.com/me/lock", "go run example.com/other/tool"},
+		{"github.com/locksim/locksim/cli.test", "github.com/locksim/locksim", explore.DefaultCommandPrefix},
+	}
+	for _, c := range cases {
+		bi := &debug.BuildInfo{Path: c.path, Main: debug.Module{Path: c.module}}
+		if got := goRunPrefix(bi); got != c.want {
+			t.Errorf("goRunPrefix(%s in %s) = %q, want %q", c.path, c.module, got, c.want)
+		}
+	}
+	if got := goRunPrefix(nil); got != explore.DefaultCommandPrefix {
+		t.Errorf("goRunPrefix(nil) = %q", got)
 	}
 }
