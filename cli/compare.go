@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +42,7 @@ const quickOut = "locksim-report"
 
 // quickArgs are the compare flags of the quick comparison.
 func quickArgs() []string {
-	return []string{"-seeds", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
+	return []string{"-n", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
 		"-duration", explore.Span(quickDuration), "-out", quickOut}
 }
 
@@ -76,39 +77,45 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 // compare is compareCmd; text prints the terminal's table (reports.Text)
 // on stdout instead of the Markdown, and names the reports written.
 func compare(args []string, stdout, stderr io.Writer, text bool) int {
-	f := newFlags("compare", "locksim compare [-seeds N] [-costs N] [-variants A,B] [-faults CLASS,...] [-parallel N] [-md FILE] [-html FILE] [-json FILE] [-out DIR] [scenario flags]",
+	f := newFlags("compare", "locksim compare [-n N | -seeds FROM..TO] [-costs N] [-variants A,B] [-faults CLASS,...] [-world FIELD,...|none] [-parallel N] [-md FILE] [-html FILE] [-json] [-out DIR] [scenario flags]",
 		compareAbout,
-		"locksim compare -seeds 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
-		"locksim compare -seeds 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
-		"locksim compare -seeds 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")
-	cfg := sim.DefaultConfig()
-	explore.RegisterConfigFlags(f.FlagSet, &cfg)
-	seeds := f.Int("seeds", 30, "seeds per cell (seeds 1..N)")
+		"locksim compare -n 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
+		"locksim compare -n 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
+		"locksim compare -n 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")
+	f.renamed = map[string]string{"fixed-world": "-world none"}
+	var cf configFlags
+	cf.register(f, sim.DefaultConfig())
+	count := f.String("n", "30", "seeds per cell, from seed 1 (or use -seeds): a number, or one with a unit (10k)")
+	seeds := f.String("seeds", "", "inclusive seed range FROM..TO of every cell, or FROM.. with -n COUNT seeds (default 1..COUNT)")
 	costs := f.Int("costs", 30, "seeds per variant and assumption, drawn to break it (0: no cost table)")
 	exhaust := f.Int("exhaust", 0, "add the systematic exploration: every schedule of the small world with at most this many faults, per variant (0: none; see locksim explore)")
 	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
 	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
+	world := f.String("world", "", "fields of the world a cell's seeds may draw, comma-separated, from: "+worldFieldList()+"; or all, or none (default: each cell draws those its fault class's bugs live in, less any a scenario flag or the -config file pins; a list narrows that)")
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
-	worldNone := f.Bool("fixed-world", false, "no cell draws its world: every seed runs in the config the flags give (default: each seed draws the fields its class's bugs live in, less those a scenario flag pins)")
 	minimize := f.Bool("minimize", true, fmt.Sprintf("minimise each failing cell's first counterexample (at most %d runs)", explore.CompareMinimizeRuns))
+	asJSON := f.Bool("json", false, "print the matrix as JSON on stdout instead of the Markdown (-out writes it to DIR/matrix.json)")
 	var out compareOutputs
 	f.StringVar(&out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
-	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, porcupine links) to FILE")
-	f.StringVar(&out.json, "json", "", "write the matrix as JSON to FILE")
-	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html")
-	if code, done := f.parseNone(args, stdout, stderr); done {
+	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, each failing cell's timeline and porcupine pages) to FILE")
+	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html (default: none, only what -md and -html name)")
+	pos, code, done := f.parse(args, stdout, stderr)
+	switch {
+	case done:
 		return code
+	case len(pos) > 0 && *asJSON:
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q: -json is now a switch, the matrix as JSON on stdout; -out DIR writes DIR/matrix.json", pos[0]))
+	case len(pos) > 0:
+		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
+	opts, err := compareOptions(f, cf, *count, *seeds, *world)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
+	opts.CostSeeds, opts.Parallel, opts.Minimize, opts.Exhaust = *costs, *parallel, *minimize, *exhaust
 	if *exhaust < 0 || *exhaust > 4 {
 		return f.fail(stderr, fmt.Errorf("-exhaust %d is not between 0 and 4", *exhaust))
 	}
-	opts := explore.CompareOptions{Seeds: *seeds, CostSeeds: *costs, Config: cfg, Parallel: *parallel, Minimize: *minimize, Exhaust: *exhaust}
-	for _, w := range explore.EveryWorldField {
-		if *worldNone || slices.ContainsFunc(w.FlagsOf(), f.set) {
-			opts.Pin = append(opts.Pin, w)
-		}
-	}
-	var err error
 	if opts.Variants, err = lookupVariants(*variantList); err != nil {
 		return f.fail(stderr, err)
 	}
@@ -134,13 +141,16 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	if err := out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
 		return f.fail(stderr, err)
 	}
-	if text {
+	switch {
+	case *asJSON:
+		err = reports.JSON(stdout, m)
+	case text:
 		err = reports.Text(stdout, m)
 		if err == nil {
-			fmt.Fprintf(stdout, "\nthe whole report, with the stories, costs, metrics and porcupine's pages of the failing cells:\n  %s\n",
+			fmt.Fprintf(stdout, "\nthe whole report, with the stories, costs, metrics and the pages of the failing cells:\n  %s\n",
 				strings.Join(out.written(), "\n  "))
 		}
-	} else {
+	default:
 		err = reports.Markdown(stdout, m)
 	}
 	if err != nil {
@@ -148,6 +158,41 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	}
 	prog.done()
 	return exitOK
+}
+
+// compareOptions are the seeds, world and fields compare's flags ask for.
+func compareOptions(f *cmdFlags, cf configFlags, count, seeds, world string) (explore.CompareOptions, error) {
+	var o explore.CompareOptions
+	cfg, fromFile, err := cf.effective(f)
+	if err != nil {
+		return o, err
+	}
+	n, err := parseCount(count)
+	if err != nil || n == forever {
+		return o, cmp.Or(err, fmt.Errorf("-n forever has no end: a matrix needs a count of seeds per cell"))
+	}
+	o.Config = cfg
+	if o.From, o.Seeds, err = seedsFrom(f, seeds, n); err != nil {
+		return o, err
+	}
+	if !f.set("world") {
+		for _, w := range explore.EveryWorldField {
+			if pinningFlag(f, w) != "" || slices.Contains(fromFile, w) {
+				o.Pin = append(o.Pin, w)
+			}
+		}
+		return o, nil
+	}
+	draw, err := parseWorldFlag(f, world)
+	if err != nil {
+		return o, err
+	}
+	for _, w := range explore.EveryWorldField {
+		if !slices.Contains(draw, w) {
+			o.Pin = append(o.Pin, w)
+		}
+	}
+	return o, nil
 }
 
 // lookupVariants is the variants a comma-separated list names, or every

@@ -46,15 +46,19 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"counterexample; 2: bad usage; 130: interrupted with no counterexample."
 
 func exploreCmd(args []string, stdout, stderr io.Writer) int {
-	f := newFlags("explore", "locksim explore [-variant NAME] [-max-faults K] [-beyond ASSUMPTION,...] [-safety-only] [-out DIR] [scenario flags]",
+	f := newFlags("explore", "locksim explore [-variant NAME] [-max-faults K] [-faults CLASS,...] [-beyond ASSUMPTION,...] [-safety-only] [-json] [-out DIR] [scenario flags]",
 		exploreAbout,
 		"locksim explore -variant original -max-faults 1",
 		"locksim explore -variant corrected -max-faults 2   # a bounded result",
 		"locksim explore -variant fix-validity -nodes 2 -acquisitions 2 -safety-only",
-		"locksim explore -variant corrected -beyond use-within-validity -max-faults 1")
-	cfg := explore.SmallWorld(3, 2, 1)
-	explore.RegisterConfigFlags(f.FlagSet, &cfg)
+		"locksim explore -variant corrected -beyond use-within-validity -max-faults 1",
+		"locksim explore -variant original -faults pause,crash -json")
+	var cf configFlags
+	cf.register(f, explore.SmallWorld(3, 2, 1))
 	name := f.String("variant", "original", "lock algorithm to explore (see locksim variants)")
+	classes := f.String("faults", "all", "fault classes whose deviations a schedule may take, comma-separated, from: "+classList()+" (partition: message losses; threads and none: the default run's, see -threads)")
+	world := f.String("world", "none", "none: explore runs the one small world the scenario flags give (there is no seed to draw one from; sweep draws worlds)")
+	asJSON := f.Bool("json", false, "print the result (levels, counts, the counterexample's verdict, repro and replay line) as JSON on stdout")
 	k := f.Int("max-faults", 2, "explore every schedule with at most this many faults, 0 to 6")
 	budget := f.Int("max-schedules", explore.DefaultMaxSchedules, "stop, saying so, before a level that would take more schedules than this")
 	beyond := f.String("beyond", "", "assumptions of the envelope to break on purpose, comma-separated, or all (default: only faults inside it)")
@@ -71,10 +75,20 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if *hangAfter <= 0 {
 		return f.fail(stderr, fmt.Errorf("-hang-after %s is not a positive duration", *hangAfter))
 	}
+	if *world != "none" {
+		return f.fail(stderr, fmt.Errorf("-world %s: explore runs the one small world the scenario flags give, with no seed to draw one from; sweep -world draws them", *world))
+	}
+	cfg, _, err := cf.effective(f)
+	if err != nil {
+		return f.fail(stderr, err)
+	}
 	if f.set("nodes") && !f.set("replication") {
 		cfg.Replication = cfg.Nodes // the small world keeps the key on every node
 	}
 	t, o, err := exploreTarget(f, cfg, *name, *beyond, *k, *budget)
+	if err == nil {
+		err = narrowMenu(&t, &o, *classes)
+	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -86,11 +100,14 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		// that, not the sweeps' five times.
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
-	menu := explore.MenuFor(t)
-	describeExplore(stdout, t, menu, *k)
+	head := stdout
+	if *asJSON {
+		head = stderr // stdout is for the JSON alone
+	}
+	describeExplore(head, t, *o.Menu, *k)
 	prog := newExploreProgress(stderr)
 	o.OnProgress = prog.show
-	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(stdout, l, prog.since()) }
+	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(head, l, prog.since()) }
 	// An interrupt stops the level; a counterexample is written the moment
 	// a worker finds one, so not even a kill loses it (the level's first by
 	// position replaces it at the end, with as many faults).
@@ -106,6 +123,9 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return f.fail(stderr, err)
+	}
+	if *asJSON {
+		return exploreJSONOut(stdout, stderr, f, t, *out, res)
 	}
 	fmt.Fprintf(stdout, "explore: %s\n", res)
 	x := res.Counterexample
@@ -155,6 +175,62 @@ func exploreTarget(f *cmdFlags, cfg sim.Config, name, beyond string, k, budget i
 		return explore.Target{}, o, err
 	}
 	return t, explore.ExhaustOptions{MaxFaults: k, MaxSchedules: budget, Check: model.DefaultCheckOptions()}, nil
+}
+
+// narrowMenu gives o the menu of t's envelope narrowed to the -faults
+// classes, which t records (a repro keeps them).
+func narrowMenu(t *explore.Target, o *explore.ExhaustOptions, list string) error {
+	classes, err := faults.ParseClasses(list)
+	if err != nil {
+		return err
+	}
+	t.Classes = classes
+	menu := explore.MenuFor(*t).Within(classes)
+	o.Menu = &menu
+	return nil
+}
+
+// exploreJSON is what explore -json prints.
+type exploreJSON struct {
+	Variant   string          `json:"variant"`
+	MaxFaults int             `json:"max_faults"`
+	Menu      string          `json:"menu"`
+	Levels    []explore.Level `json:"levels"`
+	Complete  bool            `json:"complete"`
+	// Refused is how many schedules the next level would have had when
+	// -max-schedules stopped the exploration; Interrupted, that Ctrl-C did.
+	Refused     int            `json:"refused,omitempty"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	Failed      bool           `json:"failed"`
+	Faults      int            `json:"faults,omitempty"` // the counterexample's
+	Verdict     *model.Verdict `json:"verdict,omitempty"`
+	TraceHash   string         `json:"trace_hash,omitempty"`
+	Repro       string         `json:"repro,omitempty"`
+	Replay      string         `json:"replay,omitempty"`
+}
+
+// exploreJSONOut prints res as JSON, writing the counterexample's repro
+// into dir first: exit 1 with one, else 0 (130 when interrupted).
+func exploreJSONOut(stdout, stderr io.Writer, f *cmdFlags, t explore.Target, dir string, res explore.ExhaustResult) int {
+	j := exploreJSON{Variant: t.Variant.Name, MaxFaults: res.MaxFaults, Menu: res.Menu.String(), Levels: orEmpty(res.Levels),
+		Complete: res.Complete, Refused: res.Refused, Interrupted: res.Interrupted}
+	code := exitOK
+	if res.Interrupted {
+		code = exitInterrupted
+	}
+	if x := res.Counterexample; x != nil {
+		path, err := explore.WriteRepro(dir, explore.NewRepro(t, *x))
+		if err != nil {
+			return f.fail(stderr, fmt.Errorf("cannot write the counterexample's repro: %v", err))
+		}
+		j.Failed, j.Verdict, j.TraceHash = true, &x.Verdict, fmt.Sprintf("%016x", x.Hash)
+		j.Faults, j.Repro, j.Replay = x.Schedule.Faults(), path, explore.ReplayFileCommand(path)
+		code = exitViolation
+	}
+	if err := writeJSON(stdout, j); err != nil {
+		return f.fail(stderr, err)
+	}
+	return code
 }
 
 // describeExplore is explore's header: what, in which world, with what.

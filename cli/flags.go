@@ -16,6 +16,9 @@ type cmdFlags struct {
 	synopsis string // "locksim run [flags]"
 	about    string // a paragraph
 	examples []string
+	// renamed are flags this command no longer has, by name, with what
+	// replaces them: an old command line gets one sentence that says so.
+	renamed map[string]string
 }
 
 func newFlags(name, synopsis, about string, examples ...string) *cmdFlags {
@@ -59,7 +62,7 @@ func (f *cmdFlags) parse(args []string, stdout, stderr io.Writer) (positional []
 			return nil, exitOK, true
 		}
 		if err != nil {
-			return nil, f.fail(stderr, fmt.Errorf("%v (see locksim %s -h)", err, f.name)), true
+			return nil, f.fail(stderr, f.explain(err)), true
 		}
 		args = f.Args()
 		if len(args) == 0 {
@@ -68,6 +71,17 @@ func (f *cmdFlags) parse(args []string, stdout, stderr io.Writer) (positional []
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// explain is a parse error in words, saying what replaced a renamed flag.
+func (f *cmdFlags) explain(err error) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		name = strings.TrimPrefix(name, "-")
+		if now, ok := f.renamed[name]; ok {
+			return fmt.Errorf("-%s is now %s (the README lists what changed)", name, now)
+		}
+	}
+	return fmt.Errorf("%v (see locksim %s -h)", err, f.name)
 }
 
 // set reports whether the flag was given on the command line.

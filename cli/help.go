@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 const overview = `locksim runs distributed lock algorithms in a deterministic simulated world
@@ -44,6 +46,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-10s %s\n", c.name, c.summary)
 		}
 		fmt.Fprint(stdout, helpFooter)
+		writeFlagTable(stdout)
 		return exitOK
 	case 1:
 		if args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
@@ -57,5 +60,73 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "locksim help: give at most one subcommand.\n")
 		return exitUsage
+	}
+}
+
+// sharedFlags are the flags several subcommands take, with the one meaning
+// each has in all of them.
+var sharedFlags = []struct{ name, arg, meaning string }{
+	{"variant", "NAME", "the lock, by name (locksim variants); compare takes -variants A,B"},
+	{"seed", "N", "one seed"},
+	{"n", "COUNT", "how many seeds, from seed 1: 1000, 10k, 5M"},
+	{"seeds", "FROM..TO", "which seeds: FROM..TO, or FROM.. with -n"},
+	{"faults", "CLASS,...", "fault classes, comma-separated"},
+	{"beyond", "ASSUMPTION,...", "assumptions of the envelope to break on purpose"},
+	{"world", "FIELD,...", "fields of the world each seed draws; none: the flags' own"},
+	{"config", "FILE", "a JSON world; scenario flags given override it"},
+	{"json", "", "JSON on stdout instead of text (the header goes to stderr)"},
+	{"html", "FILE", "write the run's page (or the matrix's) to FILE"},
+	{"out", "DIR", "the directory the files go into (repros, or compare's reports)"},
+	{"trace", "", "the whole timeline, not only the part around the violation"},
+	{"parallel", "N", "workers (0: every core)"},
+	{"strict", "", "fail on every violation, not only the variant's bugs"},
+}
+
+// flagUse is one flag of one subcommand as its -h text shows it: the
+// subcommand, and the value the flag takes ("" for a switch).
+type flagUse struct{ command, value string }
+
+// flagUses reads every subcommand's -h text: by flag name, the subcommands
+// that take it, in commandTable's order.
+func flagUses() map[string][]flagUse {
+	uses := map[string][]flagUse{}
+	for _, c := range commandTable() {
+		if c.name == "help" {
+			continue
+		}
+		var b bytes.Buffer
+		c.run([]string{"-h"}, &b, io.Discard)
+		_, list, _ := strings.Cut(b.String(), "\nflags:\n")
+		for _, line := range strings.Split(list, "\n") {
+			name, ok := strings.CutPrefix(line, "  -")
+			if !ok {
+				continue
+			}
+			name, value, _ := strings.Cut(name, " ")
+			uses[name] = append(uses[name], flagUse{c.name, value})
+		}
+	}
+	return uses
+}
+
+// writeFlagTable writes the shared flags, each with its meaning and the
+// subcommands that take it, read from their own -h texts.
+func writeFlagTable(w io.Writer) {
+	uses := flagUses()
+	fmt.Fprintf(w, "\nflags that several subcommands take, with one meaning in all of them:\n")
+	for _, sf := range sharedFlags {
+		us := uses[sf.name]
+		if len(us) == 0 {
+			continue
+		}
+		names := make([]string, len(us))
+		for i, u := range us {
+			names[i] = u.command
+		}
+		flag := "-" + sf.name
+		if sf.arg != "" {
+			flag += " " + sf.arg
+		}
+		fmt.Fprintf(w, "  %-17s %s\n  %-17s   (%s)\n", flag, sf.meaning, "", strings.Join(names, ", "))
 	}
 }

@@ -156,3 +156,30 @@ func TestGoRunPrefixNamesTheMainPackage(t *testing.T) {
 		t.Errorf("goRunPrefix(nil) = %q", got)
 	}
 }
+
+// One vocabulary: a flag that several subcommands take takes the same kind
+// of value in all of them (a -json that is a switch in one is a switch in
+// every one), and the flags help lists as shared are ones they have.
+func TestOneFlagVocabulary(t *testing.T) {
+	uses := flagUses()
+	for name, us := range uses {
+		for _, u := range us[1:] {
+			if u.value != us[0].value {
+				t.Errorf("-%s takes %q in %s but %q in %s", name, us[0].value, us[0].command, u.value, u.command)
+			}
+		}
+	}
+	for _, sf := range sharedFlags {
+		if len(uses[sf.name]) < 2 {
+			t.Errorf("help lists -%s as shared, but only %v take it", sf.name, uses[sf.name])
+		}
+		if (sf.arg == "") != (uses[sf.name][0].value == "") {
+			t.Errorf("help shows -%s with %q, but it takes %q", sf.name, sf.arg, uses[sf.name][0].value)
+		}
+	}
+	for _, gone := range []string{"fixed-world"} {
+		if len(uses[gone]) > 0 {
+			t.Errorf("-%s is back in %v; its meaning is -world none", gone, uses[gone])
+		}
+	}
+}

@@ -27,36 +27,33 @@ import (
 // it, and the world (a -config file, then the scenario flags). run, sweep
 // and replay share them.
 type scenarioFlags struct {
-	variant    string
-	classes    string
-	beyond     string
-	strict     bool
-	world      string
-	bound      string
-	configFile string
-	plan       string // -plan FILE: a hand-written fault plan
-	pct        int    // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
-	pctSteps   int
-	only       string     // -only FIX: every fix of the variant's family but this one
-	changes    string     // -changes: world changes every seed gets
-	config     sim.Config // written by the scenario flags
+	variant  string
+	classes  string
+	beyond   string
+	strict   bool
+	world    string
+	bound    string
+	cfg      configFlags
+	plan     string // -plan FILE: a hand-written fault plan
+	pct      int    // -pct DEPTH: the PCT scheduler (0: the seed's latency draws)
+	pctSteps int
+	only     string // -only FIX: every fix of the variant's family but this one
+	changes  string // -changes: world changes every seed gets
 }
 
 func (s *scenarioFlags) register(f *cmdFlags) {
-	s.config = sim.DefaultConfig()
 	f.StringVar(&s.variant, "variant", "original", "lock algorithm to run (see locksim variants)")
 	f.StringVar(&s.classes, "faults", "all", "fault classes a seed may draw, comma-separated, from: "+classList()+" (none: a fault-free world)")
 	f.StringVar(&s.beyond, "beyond", "", "assumptions of the variant's envelope a seed breaks on purpose, comma-separated, or all (default: draw only worlds inside the envelope; see locksim variants -v)")
 	f.BoolVar(&s.strict, "strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
 	f.StringVar(&s.world, "world", "", "fields of the world each seed draws, comma-separated, from: "+worldFieldList()+"; or all, or none (default: those the fault classes' bugs live in, all of them with -faults all, less any a scenario flag or the -config file pins)")
 	f.StringVar(&s.bound, "liveness-bound", defaultLivenessBound, "how long waiters may go ungranted while a majority of the key's nodes is up and reachable from them, and a lock item may stay behind unused: Nttl (N TTLs, plus the clients' longest think time) or a duration such as 90s")
-	f.StringVar(&s.configFile, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
 	f.StringVar(&s.plan, "plan", "", "JSON fault plan file (faults.Plan) that every seed runs instead of one it draws; the world is then fixed unless -world says otherwise")
 	f.IntVar(&s.pct, "pct", 0, "schedule message deliveries with PCT of this depth (1..16: random client priorities, depth-1 change points) instead of the seed's latency draws (0: off)")
 	f.IntVar(&s.pctSteps, "pct-steps", explore.DefaultPCTSteps, "with -pct: the latency choices among which the priority change points fall")
 	f.StringVar(&s.only, "only", "", "show one bug alone: apply every fix the variant's family knows but this one (locksim variants -v lists them; replay -why names them)")
 	f.StringVar(&s.changes, "changes", "", "world changes every seed gets after it is drawn, comma-separated, from: "+changeList())
-	explore.RegisterConfigFlags(f.FlagSet, &s.config)
+	s.cfg.register(f, sim.DefaultConfig())
 }
 
 // runOptions are the run options the flags ask for: the default checks
@@ -99,7 +96,7 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	if err != nil {
 		return explore.Target{}, err
 	}
-	cfg, fromFile, err := s.effectiveConfig(f)
+	cfg, fromFile, err := s.cfg.effective(f)
 	if err != nil {
 		return explore.Target{}, err
 	}
@@ -192,33 +189,40 @@ func parseBeyond(s string, t explore.Target) ([]algorithm.Assumption, error) {
 // of it pinned by a flag), else the classes' default less the fields a
 // scenario flag or the -config file (fields named) pins.
 func (s *scenarioFlags) worldFields(f *cmdFlags, classes []faults.Class, fromFile []explore.WorldField) ([]explore.WorldField, error) {
-	pinnedBy := func(w explore.WorldField) string {
-		for _, name := range w.FlagsOf() {
-			if f.set(name) {
-				return name
-			}
-		}
-		return ""
-	}
 	if f.set("world") {
-		world, err := explore.ParseWorld(s.world)
-		if err != nil {
-			return nil, fmt.Errorf("-world: %v", err)
-		}
-		for _, w := range world {
-			if name := pinnedBy(w); name != "" {
-				return nil, fmt.Errorf("-world draws %s, but -%s pins it: give one or the other", w, name)
-			}
-		}
-		return world, nil
+		return parseWorldFlag(f, s.world)
 	}
 	var out []explore.WorldField
 	for _, w := range explore.DefaultWorld(classes) {
-		if pinnedBy(w) == "" && !slices.Contains(fromFile, w) {
+		if pinningFlag(f, w) == "" && !slices.Contains(fromFile, w) {
 			out = append(out, w)
 		}
 	}
 	return out, nil
+}
+
+// parseWorldFlag reads -world: fields none of which a scenario flag pins.
+func parseWorldFlag(f *cmdFlags, s string) ([]explore.WorldField, error) {
+	world, err := explore.ParseWorld(s)
+	if err != nil {
+		return nil, fmt.Errorf("-world: %v", err)
+	}
+	for _, w := range world {
+		if name := pinningFlag(f, w); name != "" {
+			return nil, fmt.Errorf("-world draws %s, but -%s pins it: give one or the other", w, name)
+		}
+	}
+	return world, nil
+}
+
+// pinningFlag is the scenario flag given that pins world field w, or "".
+func pinningFlag(f *cmdFlags, w explore.WorldField) string {
+	for _, name := range w.FlagsOf() {
+		if f.set(name) {
+			return name
+		}
+	}
+	return ""
 }
 
 func worldFieldList() string {
@@ -229,13 +233,28 @@ func worldFieldList() string {
 	return strings.Join(names, ",")
 }
 
-// effectiveConfig is the -config file (if any) with the scenario flags that
-// were given explicitly applied on top, and the world fields the file names.
-func (s *scenarioFlags) effectiveConfig(f *cmdFlags) (sim.Config, []explore.WorldField, error) {
-	if s.configFile == "" {
-		return s.config, nil, nil
+// configFlags are the world's flags every command that builds one shares:
+// a -config file, then the scenario flags (explore.RegisterConfigFlags)
+// given explicitly over it.
+type configFlags struct {
+	file   string
+	base   sim.Config // the command's default world: what the file leaves out
+	config sim.Config // written by the scenario flags
+}
+
+func (c *configFlags) register(f *cmdFlags, base sim.Config) {
+	c.base, c.config = base, base
+	f.StringVar(&c.file, "config", "", "JSON scenario file (sim.Config, durations in ns); it pins the fields it names, and flags given explicitly override it")
+	explore.RegisterConfigFlags(f.FlagSet, &c.config)
+}
+
+// effective is the -config file (if any) with the scenario flags that were
+// given explicitly applied on top, and the world fields the file names.
+func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, error) {
+	if c.file == "" {
+		return c.config, nil, nil
 	}
-	cfg, named, err := readConfig(s.configFile)
+	cfg, named, err := readConfig(c.file, c.base)
 	if err != nil {
 		return sim.Config{}, nil, err
 	}
@@ -253,14 +272,14 @@ func (s *scenarioFlags) effectiveConfig(f *cmdFlags) (sim.Config, []explore.Worl
 }
 
 // readConfig reads a JSON sim.Config strictly: fields it leaves out keep
-// their defaults; unknown fields and trailing data are errors. It also
+// base's values; unknown fields and trailing data are errors. It also
 // returns the names of the fields the file gives.
-func readConfig(path string) (sim.Config, []string, error) {
+func readConfig(path string, base sim.Config) (sim.Config, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return sim.Config{}, nil, fmt.Errorf("cannot read config file: %v", err)
 	}
-	cfg := sim.DefaultConfig()
+	cfg := base
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {

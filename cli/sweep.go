@@ -63,13 +63,14 @@ type sweepFlags struct {
 	iso                       isolationFlags
 	seeds, count, out         *string
 	stopOn, shard             *string
-	parallel, why             *int
+	parallel, whyMax          *int
 	keepGoing, asJSON, resume *bool
+	why                       *bool
 }
 
 func (sf *sweepFlags) register(f *cmdFlags) {
 	sf.sc.register(f)
-	sf.seeds = f.String("seeds", "", "inclusive seed range FROM..TO (default 1..COUNT)")
+	sf.seeds = f.String("seeds", "", "inclusive seed range FROM..TO, or FROM.. with -n COUNT seeds (default 1..COUNT)")
 	sf.count = f.String("n", strconv.Itoa(explore.DefaultSweepSeeds), "number of seeds, from seed 1 (or use -seeds): a number up to 100000000, one with a unit (10k, 5M, 2G, 1T), or forever (until Ctrl-C)")
 	sf.parallel = f.Int("parallel", 0, "workers (0: every core)")
 	sf.out = f.String("out", defaultReproDir, "directory for the repro files of failures")
@@ -77,7 +78,8 @@ func (sf *sweepFlags) register(f *cmdFlags) {
 	sf.stopOn = f.String("stop-on", "safety", "without -keep-going, the failure that stops the sweep: safety (the first that is not only liveness, counting the liveness failures before it) or any")
 	sf.shard = f.String("shard", "", "run only shard K/N of the seeds (0 <= K < N), for splitting across machines; env/N reads K from $JOB_COMPLETION_INDEX")
 	sf.asJSON = f.Bool("json", false, "print a machine-readable summary as JSON on stdout")
-	sf.why = f.Int("why", 200, "with -keep-going, attribute up to this many failing seeds to their causes by counterfactual replay, and print them grouped by cause (0: none)")
+	sf.why = f.Bool("why", true, "with -keep-going, attribute failing seeds to their causes by counterfactual replay (as replay -why does one), and print them grouped by cause; -why=false skips it")
+	sf.whyMax = f.Int("why-max", 200, "with -why, attribute at most this many failing seeds, the first ones")
 	sf.resume = f.Bool("resume", false, "continue the sweep with these flags from its journal in -out, after it was killed or interrupted: only the seeds it had not finished run, and the summary is the uninterrupted sweep's")
 	sf.iso.register(f)
 }
@@ -105,19 +107,15 @@ func (sf *sweepFlags) options(f *cmdFlags) (explore.Target, explore.SweepOptions
 	if err != nil {
 		return t, o, err
 	}
-	o = explore.SweepOptions{From: 1, Count: count, Parallel: *sf.parallel, KeepGoing: *sf.keepGoing, StopOn: stop, Run: run, Isolate: iso}
+	o = explore.SweepOptions{Parallel: *sf.parallel, KeepGoing: *sf.keepGoing, StopOn: stop, Run: run, Isolate: iso}
+	if o.From, o.Count, err = seedsFrom(f, *sf.seeds, count); err != nil {
+		return t, o, err
+	}
 	switch {
-	case f.set("seeds") && f.set("n"):
-		return t, o, fmt.Errorf("give -seeds or -n, not both")
 	case *sf.parallel < 0:
 		return t, o, fmt.Errorf("-parallel %d is negative", *sf.parallel)
 	case *sf.resume && *sf.out == "":
 		return t, o, fmt.Errorf("-resume reads the sweep's journal in -out: give -out")
-	}
-	if *sf.seeds != "" {
-		if o.From, o.Count, err = parseSeedRange(*sf.seeds); err != nil {
-			return t, o, err
-		}
 	}
 	if *sf.shard != "" {
 		if o.ShardIndex, o.ShardCount, err = parseShard(*sf.shard); err != nil {
@@ -275,11 +273,14 @@ func (r *sweepReport) finish(res explore.SweepResult, args []string) error {
 // causes attributes the sweep's failing seeds (-why, with -keep-going)
 // and prints them grouped by cause.
 func (r *sweepReport) causes(res explore.SweepResult) error {
-	n := min(*r.sf.why, len(res.Failures))
+	n := min(*r.sf.whyMax, len(res.Failures))
+	if !*r.sf.why {
+		n = 0
+	}
 	if !*r.sf.keepGoing || n <= 0 || r.t.Runner != nil {
 		return nil
 	}
-	fmt.Fprintf(r.stderr, "sweep: attributing %d failing seeds by counterfactual replay (-why 0 skips it)...\n", n)
+	fmt.Fprintf(r.stderr, "sweep: attributing %d failing seeds by counterfactual replay (-why=false skips it)...\n", n)
 	as, err := cause.AttributeAll(r.t, res.Failures[:n], cause.Options{Run: r.opts.Run})
 	if err != nil {
 		return fmt.Errorf("attributing the failures: %v", err)
@@ -416,20 +417,50 @@ func printExpected(w io.Writer, o explore.Outcome, t explore.Target, replay stri
 
 // parseSeedRange reads FROM..TO, inclusive.
 func parseSeedRange(s string) (from uint64, count int, err error) {
-	bad := fmt.Errorf("bad -seeds range %q: want FROM..TO with 0 <= FROM <= TO, e.g. 1..1000", s)
+	bad := fmt.Errorf("bad -seeds range %q: want FROM..TO with 0 <= FROM <= TO, e.g. 1..1000, or FROM.. with -n COUNT", s)
 	a, b, ok := strings.Cut(s, "..")
 	if !ok {
+		if _, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil {
+			return 0, 0, fmt.Errorf("-seeds %s is not a range: -seeds takes FROM..TO (or FROM.. with -n), and -n %s gives seeds 1..%s", s, s, s)
+		}
 		return 0, 0, bad
 	}
 	from, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+	if err1 != nil {
+		return 0, 0, bad
+	}
+	if strings.TrimSpace(b) == "" {
+		return from, openRange, nil
+	}
 	to, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
-	if err1 != nil || err2 != nil || to < from {
+	if err2 != nil || to < from {
 		return 0, 0, bad
 	}
 	if to-from >= maxBareCount {
 		return 0, 0, fmt.Errorf("-seeds %s is more than %d seeds, days of work: if you mean it, give -seeds FROM.. with -n and a unit (-n 1T)", s, maxBareCount)
 	}
 	return from, int(to-from) + 1, nil
+}
+
+// openRange is the count of a -seeds FROM.. range: -n says how many.
+const openRange = -1
+
+// seedsFrom is where -seeds and -n put a sweep's seeds: FROM..TO, or
+// FROM.. with -n's count, or -n's count from seed 1.
+func seedsFrom(f *cmdFlags, seeds string, count int) (from uint64, n int, err error) {
+	if seeds == "" {
+		return 1, count, nil
+	}
+	from, n, err = parseSeedRange(seeds)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case n == openRange:
+		return from, count, nil
+	case f.set("n"):
+		return 0, 0, fmt.Errorf("-seeds %s already says how many seeds: give -n only with an open range (-seeds %d..)", seeds, from)
+	}
+	return from, n, nil
 }
 
 // maxBareCount is the most seeds -n takes as a bare number: more is likely

@@ -28,13 +28,13 @@ var (
 	// registry leaves it alone (VARIANTS.md shows them all).
 	smallGolden = compareGolden{
 		path:    "testdata/compare-small.md",
-		command: CommandPrefix + " compare -seeds 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/explore/testdata/compare-small.md",
+		command: CommandPrefix + " compare -n 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/explore/testdata/compare-small.md",
 		opts: CompareOptions{Seeds: 3, CostSeeds: 5, Exhaust: 1, Variants: variantList("original", "corrected", "fenced"),
 			Config: withDuration(sim.DefaultConfig(), 3*time.Minute), Minimize: true},
 	}
 	variantsGolden = compareGolden{
 		path:    "../../reports/VARIANTS.md",
-		command: CommandPrefix + " compare -seeds 200 -costs 200 -exhaust 2 -md reports/VARIANTS.md",
+		command: CommandPrefix + " compare -n 200 -costs 200 -exhaust 2 -md reports/VARIANTS.md",
 		opts:    CompareOptions{Seeds: 200, CostSeeds: 200, Exhaust: 2, Config: sim.DefaultConfig(), Minimize: true, Variants: variants.All()},
 	}
 )

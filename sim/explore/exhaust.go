@@ -66,15 +66,15 @@ const DefaultMaxSchedules = 2_000_000
 // Level is what an exploration found among the schedules with exactly
 // Faults deviations.
 type Level struct {
-	Faults    int
-	Schedules int   // explored
-	Failing   int   // of which failed (a bug of the variant; with Strict, any violation)
-	Events    int64 // simulator events, summed
+	Faults    int   `json:"faults"`
+	Schedules int   `json:"schedules"` // explored
+	Failing   int   `json:"failing"`   // of which failed (a bug of the variant; with Strict, any violation)
+	Events    int64 `json:"events"`    // simulator events, summed
 	// Distinct counts the distinct executions among the schedules: by
 	// trace hash and the faults injected (a clock stepped but not yet read
 	// leaves the trace alike and the world not). Schedules - Distinct is
 	// what merging schedules that ran alike would save.
-	Distinct int
+	Distinct int `json:"distinct"`
 }
 
 // ExhaustResult is an exploration's answer: a counterexample with the

@@ -142,6 +142,37 @@ func (m Menu) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// Within is m narrowed to the deviations of the fault classes given (all
+// of m for ClassAll): loss loses, delays and duplicates messages;
+// ambiguous loses and delays them (a reply lost after its request was
+// applied); partition loses them (a schedule cuts one message at a time);
+// crash crashes nodes; amnesia crashes and restarts them without data;
+// skew, jump and localtime step clocks; pause pauses holders; topology
+// moves the key. threads and none add no deviation: threads is the
+// world's (-threads), none the default run alone.
+func (m Menu) Within(classes []faults.Class) Menu {
+	if slices.Contains(classes, faults.ClassAll) {
+		return m
+	}
+	in := func(cs ...faults.Class) bool {
+		return slices.ContainsFunc(cs, func(c faults.Class) bool { return slices.Contains(classes, c) })
+	}
+	n := m
+	n.Loss = m.Loss && in(faults.ClassLoss, faults.ClassAmbiguous, faults.ClassPartition)
+	n.Delay = m.Delay && in(faults.ClassLoss, faults.ClassAmbiguous)
+	n.Duplicate = m.Duplicate && in(faults.ClassLoss)
+	n.Crash = m.Crash && in(faults.ClassCrash, faults.ClassAmnesia)
+	n.Wipe = m.Wipe && in(faults.ClassAmnesia)
+	n.PauseWithin = m.PauseWithin && in(faults.ClassPause)
+	n.PausePast = m.PausePast && in(faults.ClassPause)
+	if !in(faults.ClassSkew, faults.ClassJump, faults.ClassLocalTime) {
+		n.ClockSteps = nil
+	}
+	n.Moves = m.Moves && in(faults.ClassTopology)
+	n.MovesWhileHeld = m.MovesWhileHeld && in(faults.ClassTopology)
+	return n
+}
+
 // MenuFor is the menu inside t's envelope: every deviation the variant's
 // safety assumptions allow (and those its Beyond breaks on purpose): a
 // schedule searches safety, and a liveness assumption never narrows that.
