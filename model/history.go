@@ -188,6 +188,15 @@ type ItemLife struct {
 	Client int    `json:"c"`
 	From   int64  `json:"from"`
 	To     int64  `json:"to"`
+	// How the stay ended, in History.Items: "removed", "overwritten" (the
+	// application's data, by a lock write), "rewritten" (its owner's next write),
+	// "expired", "wiped" (its node lost its data), "" (still there when
+	// the run ended). By is the client whose request ended it (-1: none),
+	// and Sent the true time that request left the client: a late
+	// duplicate shows as a Sent long before To.
+	How  string `json:"how,omitempty"`
+	By   int    `json:"by,omitempty"`
+	Sent int64  `json:"sent,omitempty"`
 }
 
 // Move is the key's topology becoming Nodes: true from Time, known to

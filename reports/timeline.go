@@ -46,6 +46,9 @@ type timelineLine struct {
 	order int    // tie-break: Seq for events, position in plan or verdict otherwise
 	who   string // client name, or a marker
 	text  string
+	// clients names the clients a node's line is about: whose lock item
+	// it is, and whose request changed it.
+	clients []string
 }
 
 // Timeline writes a run as text a person reads: one line per event that
@@ -135,6 +138,7 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 				who: faultMarker, text: "topology → " + nodeList(mv.Nodes)})
 		}
 	}
+	lines = append(lines, itemLines(h)...)
 	for i, x := range v.Violations {
 		lines = append(lines, timelineLine{time: x.Time, rank: rankViolation, order: i,
 			who: violationMarker, text: violationText(h, x)})
@@ -143,6 +147,78 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.order, b.order))
 	})
 	return lines
+}
+
+// itemLines are the message deliveries that changed the lock's state on a
+// node (History.Items, when the run recorded them): each lock item written,
+// and how it went — removed by whose request and when that request was
+// sent (a late duplicate shows), expired, lost with its node's data. The
+// application's data has a line only when a client's request destroyed it.
+func itemLines(h model.History) []timelineLine {
+	var lines []timelineLine
+	order := len(h.Events) + len(h.Moves)
+	add := func(t int64, node, text string, clients ...string) {
+		order++
+		lines = append(lines, timelineLine{time: t, rank: rankEvent, order: order, who: node, text: text, clients: clients})
+	}
+	// A stay another thread's write rewrote: its end line says the write,
+	// so the new stay needs no line of its own.
+	type takeover struct {
+		node   string
+		at     int64
+		client int
+	}
+	taken := map[takeover]bool{}
+	for _, it := range h.Items {
+		if it.How == "rewritten" && it.By != it.Client {
+			taken[takeover{it.Node, it.To, it.By}] = true
+		}
+	}
+	for _, it := range h.Items {
+		by := ""
+		if it.By >= 0 {
+			by = clientName(h, it.By)
+		}
+		if it.App {
+			if by != "" && (it.How == "removed" || it.How == "overwritten") {
+				add(it.To, it.Node, fmt.Sprintf("the application's data under %q %s by %s's request sent at %s", it.Key, it.How, by, strings.TrimSpace(formatTime(it.Sent))), by)
+			}
+			continue
+		}
+		owner := clientName(h, it.Client)
+		item := owner + "'s lock item" + ownerNote(h, it)
+		if !taken[takeover{it.Node, it.From, it.Client}] {
+			add(it.From, it.Node, item+" written", owner)
+		}
+		switch it.How {
+		case "removed":
+			add(it.To, it.Node, fmt.Sprintf("%s removed by %s's request sent at %s", item, by, strings.TrimSpace(formatTime(it.Sent))), owner, by)
+		case "rewritten":
+			if it.By != it.Client { // another thread of the same name took it over
+				add(it.To, it.Node, fmt.Sprintf("%s rewritten by %s's write sent at %s", item, by, strings.TrimSpace(formatTime(it.Sent))), owner, by)
+			}
+		case "expired":
+			add(it.To, it.Node, item+" expires", owner)
+		case "wiped":
+			add(it.To, it.Node, item+" lost with the node's data", owner)
+		}
+	}
+	return lines
+}
+
+// ownerNote names the owner an item carries when the client's name does
+// not say it: threads share their host's name, so one thread's request
+// acts on another's item.
+func ownerNote(h model.History, it model.ItemLife) string {
+	if it.Client < 0 || it.Client >= len(h.Clients) {
+		return ""
+	}
+	host := h.Clients[it.Client].Host
+	shared := slices.ContainsFunc(h.Clients, func(c model.Client) bool { return c.Host == host && c.Name != h.Clients[it.Client].Name })
+	if it.Owner != host || shared {
+		return fmt.Sprintf(" (owner %q)", it.Owner)
+	}
+	return ""
 }
 
 // plannedMoveAt reports whether the plan moves the key at t itself (a
@@ -281,8 +357,8 @@ func timelineWindow(lines []timelineLine, v model.Verdict, opt TimelineOptions) 
 // keepWhatExplains marks, beyond the window, the lines a reader needs to
 // see the first violation happen, however far back they are: for each
 // client it involves, from its last grant before the violation on, every
-// grant, end of belief, release, pause and stop; and every fault that
-// started in that stretch. Denied attempts and resource accesses stay
+// grant, end of belief, release, pause and stop, and every change to its
+// lock items on the nodes; and every fault that started in that stretch. Denied attempts and resource accesses stay
 // elided.
 func keepWhatExplains(lines []timelineLine, h model.History, v model.Verdict, keep []bool) {
 	if len(v.Violations) == 0 {
@@ -294,23 +370,27 @@ func keepWhatExplains(lines []timelineLine, h model.History, v model.Verdict, ke
 			first = x
 		}
 	}
-	// from: the earliest of the involved clients' last grants before it.
+	// from: the earliest of the involved clients' last grants before it,
+	// from the call that led to it (its items were written meanwhile).
 	from := first.Time
 	names := map[string]bool{}
 	for _, c := range first.Clients {
-		name := clientName(h, c)
-		names[name] = true
-		last := int64(-1)
-		for _, l := range lines {
-			if l.time > first.Time {
+		names[clientName(h, c)] = true
+		called, grant := int64(-1), int64(-1)
+		for _, e := range h.Events {
+			if e.Time > first.Time {
 				break
 			}
-			if l.who == name && strings.HasPrefix(l.text, "acquire → granted") {
-				last = l.time
+			switch {
+			case e.Client != c:
+			case e.Kind == model.AcquireCall:
+				called = e.Time
+			case e.Kind == model.AcquireReturn && e.Granted:
+				grant = max(called, 0)
 			}
 		}
-		if last >= 0 {
-			from = min(from, last)
+		if grant >= 0 {
+			from = min(from, grant)
 		}
 	}
 	for i, l := range lines {
@@ -319,6 +399,8 @@ func keepWhatExplains(lines []timelineLine, h model.History, v model.Verdict, ke
 		}
 		switch {
 		case l.rank == rankFault, l.rank == rankViolation:
+			keep[i] = true
+		case slices.ContainsFunc(l.clients, func(c string) bool { return names[c] }):
 			keep[i] = true
 		case names[l.who] && (strings.HasPrefix(l.text, "acquire → granted") || strings.HasPrefix(l.text, "belief ends") ||
 			strings.HasPrefix(l.text, "release") || strings.HasPrefix(l.text, "pauses") || strings.HasPrefix(l.text, "client stops")):

@@ -151,3 +151,39 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// The deliveries that changed the lock's state are lines of their own,
+// kept around the violation however far back they are: here a late
+// remove (sent before the pause, applied after h1/t0's write) deletes the
+// item h1/t0 was just granted on; the application's data is never a lock
+// item, and a stay of an uninvolved client stays elided.
+func TestTimelineShowsTheDeliveriesThatChangedTheLock(t *testing.T) {
+	h, plan, v := pausedHolder()
+	h.Clients = append(h.Clients, model.Client{Name: "h2/t0", Host: "h2"})
+	h.Items = []model.ItemLife{
+		{Node: "n0", Owner: "h0", Client: 0, From: 1005 * int64(time.Millisecond), To: sec(61), How: "expired", By: -1},
+		{Node: "n0", Owner: "h1", Client: 1, From: 62010 * int64(time.Millisecond), To: 62300 * int64(time.Millisecond), How: "removed", By: 0, Sent: sec(2.4)},
+		{Node: "n2", Owner: "h2", Client: 2, From: sec(20), To: sec(21), How: "removed", By: 2, Sent: sec(20.9)},
+		{Node: "n1", Key: "k", App: true, Client: -1, From: 0, To: sec(90), By: -1},
+	}
+	got := timeline(t, h, plan, v, TimelineOptions{Around: 10 * time.Millisecond})
+	for _, want := range []string{
+		"1.005s  n0     h0/t0's lock item written",
+		"61.000s  n0     h0/t0's lock item expires",
+		"62.010s  n0     h1/t0's lock item written",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the timeline around the violation lacks %q:\n%s", want, got)
+		}
+	}
+	full := timeline(t, h, plan, v, TimelineOptions{})
+	if want := "62.300s  n0     h1/t0's lock item removed by h0/t0's request sent at 2.400s"; !strings.Contains(full, want) {
+		t.Errorf("the timeline lacks the late remove %q:\n%s", want, full)
+	}
+	if strings.Contains(got, "h2/t0's lock item") {
+		t.Errorf("an uninvolved client's item is kept around the violation:\n%s", got)
+	}
+	if strings.Contains(full, `"k"`) || strings.Contains(full, "n1     ") {
+		t.Errorf("the application's data shows as a line of its own:\n%s", full)
+	}
+}

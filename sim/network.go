@@ -123,6 +123,7 @@ func (w *world) send(i int32) {
 		w.q.push(w.now+w.latency(m), evDeliver, i, 0)
 		return
 	}
+	m.sentAt = w.now // a duplicate keeps it: the time its client sent it
 	net := &w.plan.Network
 	switch {
 	case len(w.parts) > 0 && w.cut(m.from, m.to): // no call while nothing is partitioned
@@ -214,7 +215,7 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 			w.note("%s refuses %s (quarantine after restart)", n.name, w.describe(m))
 		}
 	default:
-		n.store.by = int32(m.from.client())
+		n.store.by, n.store.byAt = int32(m.from.client()), m.sentAt
 		var prev model.ItemLife // the stay a rewrite by its owner ends (Scenario.Items)
 		if w.items {
 			prev = w.itemBefore(n, m)
@@ -224,7 +225,7 @@ func (w *world) nodeStep(ni int, m *message, i int32) {
 		if m.rep.err == errNone && (m.req.op == opWriteIfAbsentOrSame || m.req.op == opSetIfAbsentTTL || m.req.op == opCreateWithLease) {
 			w.itemWritten(n, m)
 			if prev.Owner != "" {
-				prev.To = w.now
+				prev.To, prev.How, prev.By, prev.Sent = w.now, "rewritten", int(n.store.by), m.sentAt
 				w.hist.Items = append(w.hist.Items, prev)
 			}
 		}

@@ -118,8 +118,10 @@ type store struct {
 	// it goes, and how (goneRemoved, goneExpired, goneWiped,
 	// goneOverwritten).
 	gone func(e *keyEntry, how goneHow)
-	// by is the client whose request the store applies now.
-	by int32
+	// by is the client whose request the store applies now, and byAt the
+	// true time that request left it.
+	by   int32
+	byAt int64
 	// The etcd-style state: the store revision, the leases (few, so a
 	// slice), and the last lease ID handed out. A wipe loses all three.
 	revision  uint64
@@ -142,7 +144,12 @@ const (
 	goneExpired                    // its node-side TTL ran out
 	goneWiped                      // its node lost its data
 	goneOverwritten                // a write replaced it (the same owner's)
+	goneAtEnd                      // the run ended with it there
 )
+
+// goneWords are History.Items' words for how a stay ended.
+var goneWords = [...]string{goneRemoved: "removed", goneExpired: "expired", goneWiped: "wiped",
+	goneOverwritten: "overwritten", goneAtEnd: ""}
 
 type keyEntry struct {
 	key string

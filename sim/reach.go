@@ -28,8 +28,8 @@ func (w *world) itemWritten(n *node, m *message) {
 // or, when its node-side TTL (or its lease) ran out earlier, then.
 func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 	if e.app && w.items {
-		w.hist.Items = append(w.hist.Items, model.ItemLife{Node: w.nodes[ni].name, Key: e.key, App: true,
-			Client: -1, From: e.since, To: w.now})
+		w.hist.Items = append(w.hist.Items, w.endedBy(ni, how, model.ItemLife{Node: w.nodes[ni].name, Key: e.key, App: true,
+			Client: -1, From: e.since, To: w.now}))
 	}
 	if e.app {
 		if how == goneRemoved || how == goneOverwritten {
@@ -58,13 +58,24 @@ func (w *world) itemGone(ni int, e *keyEntry, how goneHow) {
 		}
 	}
 	if w.items {
-		w.hist.Items = append(w.hist.Items, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner, Key: e.key,
-			Client: int(e.writer), From: e.since, To: to})
+		w.hist.Items = append(w.hist.Items, w.endedBy(ni, how, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner, Key: e.key,
+			Client: int(e.writer), From: e.since, To: to}))
 	}
 	if to-e.since > 2*int64(w.cfg.TTL) {
 		w.hist.LongItems = append(w.hist.LongItems, model.ItemLife{Node: w.nodes[ni].name, Owner: e.owner,
 			Client: int(e.writer), From: e.since, To: to})
 	}
+}
+
+// endedBy is stay l with how it ended: by the request node ni applies now
+// (its client, and when it left the client) when a request ended it.
+func (w *world) endedBy(ni int, how goneHow, l model.ItemLife) model.ItemLife {
+	l.How, l.By = goneWords[how], -1
+	if how == goneRemoved || how == goneOverwritten {
+		st := w.nodes[ni].store
+		l.By, l.Sent = int(st.by), st.byAt
+	}
+	return l
 }
 
 // itemBefore is the lock item m's write finds on n, as a stay that the
@@ -87,7 +98,7 @@ func (w *world) itemBefore(n *node, m *message) model.ItemLife {
 func (w *world) longItemsAtEnd() {
 	for ni := range w.nodes {
 		for i := range w.nodes[ni].store.entries {
-			w.itemGone(ni, &w.nodes[ni].store.entries[i], goneExpired)
+			w.itemGone(ni, &w.nodes[ni].store.entries[i], goneAtEnd)
 		}
 	}
 }
