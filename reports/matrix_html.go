@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 )
 
 // htmlCell is one matrix cell as the HTML page shows it.
@@ -36,6 +37,9 @@ type htmlPage struct {
 	Rows    []htmlRow
 	Replays []htmlReplay
 	Charts  []matrixChart
+	// ReplaySummary says what Replays are: "6 replay commands, one for
+	// each of 5 failing cells and 1 assumption whose breach broke a promise".
+	ReplaySummary string
 }
 
 // statusClass names the CSS class that colours a cell of each status.
@@ -43,16 +47,19 @@ var statusClass = map[Status]string{NotRun: "notrun", Safe: "safe", LivenessOnly
 
 // HTML writes the matrix as a self-contained page for reading: the matrix
 // with coloured cells linking to each failing cell's porcupine HTML, the
-// replay commands, the variants, and bar charts (inline SVG) of violation
-// rates, acquire latency, availability, grants per minute and messages
-// per grant. The output
-// is deterministic.
+// cost table coloured as the matrix is, the variants, charts (inline SVG:
+// the rate of seeds with a bug per cell as a shaded grid of numbers, and
+// horizontal bars, each labelled with its value, of acquire latency on a
+// log scale when it spans orders of magnitude, availability, grants per
+// minute and messages per grant) and the replay commands. The output is
+// deterministic.
 func HTML(w io.Writer, m Matrix) error {
 	chartList, err := matrixCharts(m)
 	if err != nil {
 		return err
 	}
 	page := htmlPage{Matrix: m, Charts: chartList}
+	cells := 0
 	for _, r := range m.Rows {
 		hr := htmlRow{Row: r}
 		for _, c := range r.Cells {
@@ -60,6 +67,7 @@ func HTML(w io.Writer, m Matrix) error {
 			if c.Violations > 0 && c.Replay != "" {
 				hc.Note = len(page.Replays) + 1
 				page.Replays = append(page.Replays, htmlReplay{hc.Note, r.Variant, string(c.Class), c.Replay})
+				cells++
 			}
 			hr.View = append(hr.View, hc)
 		}
@@ -75,22 +83,58 @@ func HTML(w io.Writer, m Matrix) error {
 			page.Rows[i].Costs = append(page.Rows[i].Costs, hc)
 		}
 	}
+	page.ReplaySummary = replaySummary(cells, len(page.Replays)-cells)
 	return pageTemplate.Execute(w, page)
 }
 
-// htmlCostOf shows a cost: expected seeds over broken ones, coloured by
-// what broke.
+// replaySummary says what the replay table lists, every count true:
+// "1 replay command, for 1 failing cell", "6 replay commands, one for
+// each of 5 failing cells and 1 assumption whose breach broke a promise".
+func replaySummary(cells, costs int) string {
+	var what []string
+	if cells > 0 {
+		what = append(what, Plural(cells, "failing cell"))
+	}
+	if costs > 0 {
+		what = append(what, Plural(costs, "assumption")+" whose breach broke a promise")
+	}
+	if cells+costs == 1 {
+		return "1 replay command, for " + what[0]
+	}
+	return Plural(cells+costs, "replay command") + ", one for each of " + strings.Join(what, " and ")
+}
+
+// htmlCostOf shows a cost: expected seeds over broken ones, marked and
+// coloured as the matrix marks and colours a cell by what broke (here
+// after the breach): red a lost update or an abort, orange beliefs that
+// overlapped with the resource safe, yellow liveness only, green nothing;
+// grey when the variant makes no such assumption or no seed broke it.
 func htmlCostOf(c Cost) htmlCell {
 	if !c.Assumed {
 		return htmlCell{Head: "–", Class: "notrun"}
 	}
-	hc := htmlCell{Head: fmt.Sprintf("%d/%d", c.Expected, c.Broke), Class: "safe", Title: c.Replay}
+	hc := htmlCell{Head: fmt.Sprintf("✓ %d/%d", c.Expected, c.Broke), Class: "safe", Title: c.Replay}
+	switch k := c.Kinds; {
+	case c.Expected == 0 && c.Broke == 0:
+		hc.Head, hc.Class, hc.Detail = fmt.Sprintf("%d/%d", c.Expected, c.Broke), "notrun", "no seed broke it"
+	case c.Expected == 0:
+	case !k.ResourceSafe() || k.Aborted > 0:
+		hc.Class = statusClass[Unsafe]
+	case !k.LockSafe():
+		hc.Class = statusClass[LockOnly]
+	default:
+		hc.Class = statusClass[LivenessOnly]
+	}
 	if c.Expected > 0 {
-		hc.Detail = fmt.Sprintf("%s\u00a0@%d", kindLetters(c.Kinds), c.SeedsToFirst)
-		hc.Class = "unsafe"
-		if c.Kinds.MutualExclusion == 0 && c.Kinds.LostUpdate == 0 && c.Kinds.Aborted == 0 {
-			hc.Class = "live"
+		mark := "✗"
+		if hc.Class == statusClass[LivenessOnly] {
+			mark = "⚠"
 		}
+		hc.Head = fmt.Sprintf("%s %d/%d", mark, c.Expected, c.Broke)
+		hc.Detail = fmt.Sprintf("%s\u00a0@%d", kindLetters(c.Kinds), c.SeedsToFirst)
+	}
+	if c.Bugs > 0 {
+		hc.Detail = strings.TrimPrefix(hc.Detail+fmt.Sprintf(" · bugs\u00a0%d", c.Bugs), " · ")
 	}
 	return hc
 }
@@ -127,6 +171,7 @@ func htmlCellOf(c Cell) htmlCell {
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"percent": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 	"fixed":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"plural":  Plural,
 }).Parse(pageHTML))
 
 const pageHTML = `<!DOCTYPE html>
@@ -143,10 +188,10 @@ table { border-collapse: collapse; }
 th, td { padding: .45rem .6rem; border: 1px solid #dde1e8; text-align: left; vertical-align: top; }
 th { background: #f3f5f8; font-weight: 600; }
 .matrix { overflow-x: auto; }
-.matrix th, .matrix td { padding: .35rem .45rem; }
-.matrix td.cell { font-variant-numeric: tabular-nums; font-size: .88rem; }
+.matrix th, .matrix td { padding: .3rem .28rem; font-size: .86rem; }
+.matrix td.cell { font-variant-numeric: tabular-nums; font-size: .82rem; }
 .matrix td.cell .head { font-weight: 600; white-space: nowrap; }
-.matrix td.cell .detail { display: block; font-size: .76rem; color: #3d4555; }
+.matrix td.cell .detail { display: block; font-size: .74rem; color: #3d4555; }
 .matrix td.cell a { color: inherit; text-decoration: underline dotted; }
 .variant { font-weight: 600; white-space: nowrap; }
 .safe { background: #dcf3e2; } .live { background: #fff1b8; } .lock { background: #ffd9a8; }
@@ -160,13 +205,15 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .charts { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; }
 .chart { border: 1px solid #dde1e8; border-radius: 4px; padding: .6rem; margin: 0; }
 .chart.wide { grid-column: 1 / -1; }
-.chart h3 { font-size: 1rem; margin: 0 0 .4rem; }
+.chart h3 { font-size: 1rem; margin: 0 0 .2rem; }
+.chart .note { font-size: .82rem; color: #5b6475; margin: 0 0 .4rem; }
+.sub span { padding: 0 .3rem; border-radius: 3px; white-space: nowrap; }
 .chart svg { width: 100%; height: auto; display: block; }
 </style>
 </head>
 <body>
-<h1>locksim: {{len .Rows}} variants × {{len .Classes}} fault classes</h1>
-<p class="sub">{{.Seeds}} seeds per cell, each drawn inside the variant's envelope (its assumptions, up to their edges); a cell counts bugs: violations of what the variant promises. A cell links to the porcupine visualisation of its first failing seed; hover it for the replay command.</p>
+<h1>locksim: {{plural (len .Rows) "variant"}} × {{plural (len .Classes) "fault class"}}</h1>
+<p class="sub">{{plural .Seeds "seed"}} per cell, each drawn inside the variant's envelope (its assumptions, up to their edges); a cell counts bugs: violations of what the variant promises. A cell links to the timeline page of its first failing seed (and from there to porcupine's linearizability check); hover it for the replay command.</p>
 
 <p class="legend">
 <span class="safe">✓ no bug (&lt;p%: the rate 95% confidence rules out)</span><span class="lock">✗ beliefs overlapped, resource safe</span><span class="unsafe">✗ lost update or abort</span><span class="live">⚠ liveness only</span><span class="notrun">– not run · n/a: the envelope assumes the class away</span><br>
@@ -181,7 +228,7 @@ kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update or data de
 </div>
 {{if .CostSeeds}}
 <h2>What breaking each assumption costs</h2>
-<p class="sub">Per variant and assumption it makes, {{.CostSeeds}} seeds drawn to break that one assumption (faults of every class, every other assumption kept): seeds in which a promised property broke after it, of the seeds whose run really broke it.</p>
+<p class="sub">Per variant and assumption it makes, {{plural .CostSeeds "seed"}} drawn to break that one assumption (faults of every class, every other assumption kept): seeds in which a promised property broke after it, of the seeds whose run really broke it. Marks and colours as in the matrix, by what broke after the breach (expected there, not a bug): <span class="unsafe">✗ a lost update or abort</span> <span class="lock">✗ beliefs overlapped only</span> <span class="live">⚠ liveness only</span> <span class="safe">✓ nothing broke</span> <span class="notrun">– not assumed, or no seed broke it</span>; <b>bugs k</b>: seeds that broke a promise before any breach.</p>
 <div class="matrix">
 <table>
 <tr><th>variant</th>{{range .Assumptions}}<th>{{.}}</th>{{end}}</tr>
@@ -201,13 +248,13 @@ kinds: <b>M</b> mutual exclusion (lock level) · <b>U</b> lost update or data de
 {{range .Rows}}<tr><td class="variant">{{.Variant}}</td><td class="num">{{fixed .Metrics.GrantsPerMinute}}</td><td class="num">{{fixed .Metrics.AcquireP50ms}}</td><td class="num">{{fixed .Metrics.AcquireP99ms}}</td><td class="num">{{percent .Metrics.Availability}}</td><td class="num">{{fixed .Metrics.MessagesPerGrant}}</td></tr>
 {{end}}</table>
 
-<h2>Charts</h2>
+<h2 id="charts">Charts</h2>
 <div class="charts">
-{{range .Charts}}<figure class="chart{{if .Wide}} wide{{end}}"><h3>{{.Title}}</h3>{{.SVG}}</figure>
+{{range .Charts}}<figure class="chart{{if .Wide}} wide{{end}}"><h3>{{.Title}}</h3>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}{{.SVG}}</figure>
 {{end}}</div>
 {{if .Replays}}
 <h2>Replay</h2>
-<details><summary>{{len .Replays}} commands, one per failing cell (also in each cell's tooltip)</summary>
+<details><summary>{{.ReplaySummary}} (also in each cell's tooltip)</summary>
 <table class="replays">
 <tr><th>#</th><th>variant</th><th>class</th><th>command</th></tr>
 {{range .Replays}}<tr><td class="num">{{.Note}}</td><td class="variant">{{.Variant}}</td><td>{{.Class}}</td><td><code>{{.Command}}</code></td></tr>

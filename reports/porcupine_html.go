@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -41,6 +43,11 @@ type PageInfo struct {
 	Violation string // the first violation, in words
 	Replay    string // the command that replays the run
 	Back      string // a link back, e.g. to the matrix (relative)
+	// BackTo names what Back leads to: "the timeline" (the run's timeline
+	// page, where a porcupine page that cannot show the violation points
+	// to) or, when empty, the matrix.
+	BackTo    string
+	Porcupine string // a link to the porcupine page of the same run (relative)
 }
 
 // PorcupineModelFor is the porcupine model that shows a verdict's first
@@ -57,43 +64,40 @@ func PorcupineModelFor(v model.Verdict) string {
 
 // PorcupinePage is PorcupineHTML with the page titled by info and a header
 // that says it, so a page saved or shared on its own still tells what it
-// shows.
+// shows. Around porcupine's output (whose markup it does not change) the
+// page puts porcupine's legend below the header rather than over it, names
+// each client's row by the client, scrolls the diagram to the violation,
+// and, when the first violation is one linearizability cannot show (a
+// liveness failure: nothing illegal happened, something failed to happen in
+// time), says so above the diagram and points to the timeline.
 func PorcupinePage(w io.Writer, h model.History, plan faults.Plan, which string, info PageInfo) error {
-	if info == (PageInfo{}) {
-		return visualize(w, h, plan, which)
-	}
 	var b strings.Builder
-	if err := visualize(&b, h, plan, which); err != nil {
+	shown, err := visualize(&b, h, plan, which)
+	if err != nil {
 		return err
 	}
 	page := b.String()
-	title := fmt.Sprintf("locksim: %s, seed %d", info.Variant, info.Seed)
-	if info.Violation != "" {
-		title += ": " + info.Violation
+	if info != (PageInfo{}) {
+		page = setPorcupineTitle(page, porcupineTitle(info))
+		page = porcupineInsert(page, "<body>", porcupineHeader(info, shown))
 	}
-	header := "<div style=\"font-family:sans-serif;margin:8px 0 16px\"><h2 style=\"margin:0\">" + html.EscapeString(title) + "</h2>"
-	if info.Replay != "" {
-		header += "<p>replay: <code>" + html.EscapeString(info.Replay) + "</code></p>"
+	page = porcupineInsert(page, "</style>", "\n<style>"+porcupineStyle+"</style>")
+	script, err := porcupineScript(h)
+	if err != nil {
+		return err
 	}
-	if info.Back != "" {
-		header += "<p><a href=\"" + html.EscapeString(info.Back) + "\">back to the matrix</a></p>"
-	}
-	header += "</div>"
-	if t := "<title>Porcupine</title>"; strings.Contains(page, t) {
-		page = strings.Replace(page, t, "<title>"+html.EscapeString(title)+"</title>", 1)
+	if i := strings.LastIndex(page, "</body>"); i >= 0 {
+		page = page[:i] + script + page[i:]
 	} else {
-		page = strings.Replace(page, "<head>", "<head><title>"+html.EscapeString(title)+"</title>", 1)
+		page += script
 	}
-	if i := strings.Index(page, "<body>"); i >= 0 {
-		page = page[:i+len("<body>")] + header + page[i+len("<body>"):]
-	} else {
-		page = header + page
-	}
-	_, err := io.WriteString(w, page)
+	_, err = io.WriteString(w, page)
 	return err
 }
 
-func visualize(w io.Writer, h model.History, plan faults.Plan, which string) error {
+// visualize writes porcupine's page of the history against the model, and
+// whether it marks a violation.
+func visualize(w io.Writer, h model.History, plan faults.Plan, which string) (shown bool, err error) {
 	var (
 		m   porcupine.Model
 		ops []porcupine.Operation
@@ -106,15 +110,16 @@ func visualize(w io.Writer, h model.History, plan faults.Plan, which string) err
 	case "counter":
 		m, ops = model.CounterOperations(h)
 	default:
-		return fmt.Errorf("porcupine HTML: unknown model %q (want \"mutex\" or \"counter\")", which)
+		return false, fmt.Errorf("porcupine HTML: unknown model %q (want \"mutex\" or \"counter\")", which)
 	}
 	result, info := porcupine.CheckOperationsVerbose(m, ops, 0)
 	annotations := faultAnnotations(h, plan)
-	if v, ok := modelViolation(h, which, result); ok {
+	v, shown := modelViolation(h, which, result)
+	if shown {
 		annotations = append(annotations, violationAnnotation(h, v))
 	}
 	info.AddAnnotations(annotations)
-	return porcupine.Visualize(m, info, w)
+	return shown, porcupine.Visualize(m, info, w)
 }
 
 // modelViolation is the violation the visualised model shows: the sweep's
@@ -206,4 +211,191 @@ func nearestSeq(h model.History, t int64) int64 {
 		return int64(ev[i-1].Seq)
 	}
 	return int64(ev[i].Seq)
+}
+
+// porcupineTitle is the page's title: what ran and what broke first.
+func porcupineTitle(info PageInfo) string {
+	title := fmt.Sprintf("locksim: %s, seed %d", info.Variant, info.Seed)
+	if info.Violation != "" {
+		title += ": " + info.Violation
+	}
+	return title
+}
+
+// setPorcupineTitle replaces porcupine's title, or adds one.
+func setPorcupineTitle(page, title string) string {
+	t := "<title>" + html.EscapeString(title) + "</title>"
+	if old := "<title>Porcupine</title>"; strings.Contains(page, old) {
+		return strings.Replace(page, old, t, 1)
+	}
+	return porcupineInsert(page, "<head>", t)
+}
+
+// porcupineInsert inserts s after the first mark in page, or at its start.
+func porcupineInsert(page, mark, s string) string {
+	if i := strings.Index(page, mark); i >= 0 {
+		return page[:i+len(mark)] + s + page[i+len(mark):]
+	}
+	return s + page
+}
+
+// porcupineHeader says what the page shows: the run, its first violation (as
+// the heading, its story below), what the diagram cannot show, the replay
+// command and the way back.
+func porcupineHeader(info PageInfo, shown bool) string {
+	var b strings.Builder
+	headline, story, _ := strings.Cut(info.Violation, ": ")
+	b.WriteString("\n<header class=\"locksim-header\">\n<h1>")
+	b.WriteString(html.EscapeString(fmt.Sprintf("locksim: %s, seed %d", info.Variant, info.Seed)))
+	if headline != "" {
+		b.WriteString(" <span class=\"locksim-headline\">— " + html.EscapeString(headline) + "</span>")
+	}
+	b.WriteString("</h1>\n")
+	if story != "" {
+		b.WriteString("<p class=\"locksim-story\">" + html.EscapeString(story) + "</p>\n")
+	}
+	if notice := porcupineNothingToShow(info, shown); notice != "" {
+		b.WriteString("<div class=\"locksim-notice\" id=\"nothing-to-show\">" + notice + "</div>\n")
+	}
+	if info.Replay != "" {
+		b.WriteString("<p>replay: <code>" + html.EscapeString(info.Replay) + "</code></p>\n")
+	}
+	if info.Back != "" {
+		b.WriteString("<p><a href=\"" + html.EscapeString(info.Back) + "\">back to " + html.EscapeString(cmp.Or(info.BackTo, "the matrix")) + "</a></p>\n")
+	}
+	rows := "then one per fault target (amber)"
+	if shown {
+		rows += " and the violation (red)"
+	}
+	b.WriteString("<p class=\"locksim-how\">One row per client (its acquires and belief ends, or its accesses to the " +
+		"resource), " + rows + ", in the order things happened; hover a box for its true time.</p>\n</header>\n")
+	return b.String()
+}
+
+// porcupineNothingToShow says, as HTML, why the diagram does not show the
+// run's first violation when linearizability cannot show it (a liveness
+// failure, an abort), and where to look instead; "" when the diagram shows
+// it, or the page names none. shown: the diagram marks a violation.
+func porcupineNothingToShow(info PageInfo, shown bool) string {
+	kind, _, _ := strings.Cut(info.Violation, " ")
+	k := model.ViolationKind(kind)
+	if info.Violation == "" || (shown && !k.IsLiveness()) {
+		return ""
+	}
+	where := "The run's timeline shows it: replay the run with <code>-trace</code> to print it."
+	switch {
+	case info.BackTo == "the timeline" && info.Back != "":
+		where = "The run's <a href=\"" + html.EscapeString(info.Back) + "\">timeline page</a> shows it, with " +
+			"the holds, the waits and the faults around it."
+	case info.Replay != "":
+		where = "The run's timeline shows it: the replay command below prints the timeline around the violation " +
+			"(add <code>-trace</code> for the whole run)."
+	}
+	if k.IsLiveness() {
+		legal := "Every operation below is legal, so porcupine's diagram shows no violation."
+		if shown {
+			legal = "The violation marked in red below is a later one, of another kind."
+		}
+		return "<p><strong>Linearizability has nothing to show for a liveness failure.</strong> This run's first " +
+			"violation is " + html.EscapeString(kind) + ": something failed to happen in time, not something that " +
+			"happened out of order. " + legal + "</p>\n<p>" + where +
+			" The diagram below is the run's acquires and faults, for reference.</p>"
+	}
+	return "<p><strong>This diagram does not show the run's first violation</strong> (" + html.EscapeString(kind) +
+		"): porcupine checks only whether the operations linearize, and these do.</p>\n<p>" + where + "</p>"
+}
+
+// porcupineStyle overrides porcupine's layout: its legend in the flow below
+// the header (fixed, it covered the heading), the diagram a scroll box of
+// its own below them, so that scrolling it to the violation keeps the
+// header in view.
+const porcupineStyle = `
+.locksim-header { font: 15px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2330; max-width: 75rem; }
+.locksim-header h1 { font-size: 1.35rem; margin: .2rem 0 .3rem; }
+.locksim-header p { margin: .3rem 0; }
+.locksim-headline { color: #b3261e; }
+.locksim-how { color: #5b6475; font-size: .85rem; }
+.locksim-header code { font: 13px ui-monospace, Menlo, monospace; background: #f3f5f8; padding: .1rem .3rem; border-radius: 3px; }
+.locksim-notice { border-left: 4px solid #d9822b; background: #fff4e0; padding: .2rem .9rem; margin: .5rem 0; }
+#legend { position: static; display: inline-block; background: none; backdrop-filter: none; padding: 0; margin: .3rem 0 0; }
+#canvas { margin-top: .2rem; overflow: auto; border-top: 1px solid #dde1e8; }
+#canvas svg { overflow: visible; }
+#canvas .violation rect.client-annotation-rect { stroke: #b3261e; stroke-width: 2; }
+`
+
+// porcupineScriptJS runs once porcupine has drawn its diagram: it names
+// each client's row (porcupine numbers them by client index) and keeps the
+// names in view, marks the violation's annotation with the class
+// "violation", fits the diagram's box to the window below the header and
+// scrolls the box to the violation.
+const porcupineScriptJS = `
+(function () {
+  'use strict'
+  const names = %s
+  const canvas = document.querySelector('#canvas')
+  const svg = canvas && canvas.querySelector('svg')
+  if (!svg) {
+    return
+  }
+  const labels = svg.querySelector('g') ? [...svg.querySelector('g').children].filter((e) => e.tagName === 'text') : []
+  let left = 0
+  for (const t of labels) {
+    if (/^[0-9]+$/.test(t.textContent) && Number(t.textContent) < names.length) {
+      t.textContent = names[Number(t.textContent)]
+    }
+    left = Math.min(left, t.getBBox().x)
+  }
+  const margin = left < 0 ? Math.ceil(4 - left) : 0
+  svg.style.marginLeft = margin + 'px'
+  // The names stay in view while the diagram scrolls sideways: a copy of
+  // their column on top, moved with the scroll.
+  const divider = svg.querySelector('g > line.divider')
+  const column = document.createElementNS('http://www.w3.org/2000/svg', 'g')
+  const back = document.createElementNS('http://www.w3.org/2000/svg', 'rect')
+  const attrs = {x: -margin, y: 0, width: margin + (divider ? Number(divider.getAttribute('x1')) : 0),
+    height: svg.getAttribute('height'), fill: '#fff'}
+  for (const [k, v] of Object.entries(attrs)) {
+    back.setAttribute(k, v)
+  }
+  column.append(back, ...labels.map((t) => t.cloneNode(true)),
+    ...[...svg.querySelectorAll('g > line.divider')].map((l) => l.cloneNode(true)))
+  svg.append(column)
+  const stick = () => column.setAttribute('transform', 'translate(' + canvas.scrollLeft + ' 0)')
+  canvas.addEventListener('scroll', stick)
+  const fit = () => {
+    canvas.style.maxHeight = Math.max(240, window.innerHeight - canvas.getBoundingClientRect().top - window.scrollY - 8) + 'px'
+  }
+  fit()
+  window.addEventListener('resize', fit)
+  const mark = [...svg.querySelectorAll('rect.client-annotation-rect')]
+    .find((r) => (r.getAttribute('style') || '').includes('%s'))
+  if (!mark) {
+    return
+  }
+  mark.parentNode.classList.add('violation')
+  const box = canvas.getBoundingClientRect()
+  const at = mark.getBoundingClientRect()
+  canvas.scrollLeft += at.left - box.left - Math.max(0, (box.width - at.width) / 2)
+  if (at.bottom > box.bottom) {
+    canvas.scrollTop += at.bottom - box.bottom + 8
+  }
+  stick()
+})()
+`
+
+// porcupineScript is porcupineScriptJS for the history's clients, as a script element.
+func porcupineScript(h model.History) (string, error) {
+	maxClient := len(h.Clients) - 1
+	for _, e := range h.Events {
+		maxClient = max(maxClient, e.Client)
+	}
+	names := make([]string, maxClient+1)
+	for i := range names {
+		names[i] = clientName(h, i)
+	}
+	js, err := json.Marshal(names) // escapes <, > and &: safe inside a script element
+	if err != nil {
+		return "", err
+	}
+	return "<script>" + fmt.Sprintf(porcupineScriptJS, js, violationColour) + "</script>\n", nil
 }

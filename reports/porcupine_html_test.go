@@ -55,7 +55,7 @@ func TestPorcupineHTMLSafeHistoryHasNoViolation(t *testing.T) {
 	if err := PorcupineHTML(&b, h, faults.Plan{}, "mutex"); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), violationColour) {
+	if strings.Contains(b.String(), `"BackgroundColor":"`+violationColour) {
 		t.Error("a safe history is annotated with a violation")
 	}
 }
@@ -101,5 +101,72 @@ func TestPorcupinePageIsTitledAndLinksBack(t *testing.T) {
 	}
 	if strings.Count(page, "<title>") != 1 {
 		t.Errorf("%d titles", strings.Count(page, "<title>"))
+	}
+}
+
+// porcupineCellPage is the page compare writes for a failing cell.
+func porcupineCellPage(t *testing.T, h model.History, plan faults.Plan, v model.Verdict) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := PorcupinePage(&b, h, plan, PorcupineModelFor(v), cellInfo("original", v)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The page's heading is an h1 that porcupine's legend, in the flow below
+// it, no longer covers; the rows are named by client, and a script marks
+// the violation and scrolls the diagram to it.
+func TestPorcupinePageHeadingLegendAndRowNames(t *testing.T) {
+	h, plan, v := pausedHolder()
+	page := porcupineCellPage(t, h, plan, v)
+	heading, legend := strings.Index(page, "<h1>"), strings.Index(page, `<div id="legend">`)
+	if heading < 0 || legend < heading {
+		t.Errorf("the h1 (at %d) is not above porcupine's legend (at %d)", heading, legend)
+	}
+	for _, want := range []string{
+		"<h1>locksim: original, seed 3 <span class=\"locksim-headline\">— mutual-exclusion at 62.015s</span></h1>",
+		"#legend { position: static;", `const names = ["h0/t0","h1/t0"]`, "classList.add('violation')", "canvas.scrollLeft",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "nothing-to-show") {
+		t.Error("a page that shows its violation says it has nothing to show")
+	}
+}
+
+// A liveness failure is nothing linearizability can show: the page says
+// so above the diagram and points to the timeline.
+func TestPorcupinePageSaysLivenessHasNothingToShow(t *testing.T) {
+	h, plan, v := starvedWaiters(2)
+	page := porcupineCellPage(t, h, plan, v)
+	for _, want := range []string{
+		`<div class="locksim-notice" id="nothing-to-show">`, "Linearizability has nothing to show for a liveness failure.",
+		"The run's timeline shows it: the replay command below prints the timeline around the violation",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("liveness page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `"BackgroundColor":"`+violationColour) {
+		t.Error("a liveness page marks a violation in porcupine's diagram")
+	}
+}
+
+// Another violation the diagram cannot show (a panic) is said too, and
+// without a replay command the page still says where the timeline is.
+func TestPorcupinePageSaysWhatItCannotShow(t *testing.T) {
+	h, plan, _ := starvedWaiters(2)
+	var b bytes.Buffer
+	info := PageInfo{Variant: "v", Seed: 1, Violation: "panic at 3.000s: h1/t0's algorithm panicked"}
+	if err := PorcupinePage(&b, h, plan, "mutex", info); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"does not show the run's first violation</strong> (panic)", "with <code>-trace</code> to print it"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }
