@@ -49,7 +49,7 @@ func quickArgs() []string {
 // compareOutputs are where compare writes its reports.
 type compareOutputs struct {
 	md, html, json string // report files; "" for none
-	cellsDir       string // porcupine HTML of each failing cell; "" for none
+	cellsDir       string // the pages of each failing cell; "" for none
 	linkBase       string // the directory links in the reports are relative to
 }
 
@@ -65,7 +65,7 @@ var compareAbout = "Runs every variant against every fault class, the same seeds
 	"per simulated minute, acquire latency p50/p99, availability, messages per grant, pooled\n" +
 	"over all its runs. The output is deterministic: the same flags give the same bytes, whatever\n" +
 	"-parallel is. -md writes it under a note naming the command that regenerates it.\n" +
-	"-html writes a page with charts, linking each failing cell to porcupine's visualisation of\n" +
+	"-html writes a page with charts, linking each failing cell to the timeline page (and porcupine's) of\n" +
 	"its first counterexample (written into -out, or next to the page). Exit 0 once the reports\n" +
 	"are written, whatever the matrix shows; 2 on bad usage. Without arguments, locksim runs\n" +
 	"a quick compare: " + strings.Join(quickArgs(), " ") + "."
@@ -212,7 +212,7 @@ func lookupVariants(list string) ([]algorithm.Variant, error) {
 	return vs, nil
 }
 
-// cellPages writes the porcupine page of each failing cell as compare
+// cellPages writes the pages (timeline, porcupine) of each failing cell as compare
 // delivers it, and links the matrix's cells to them.
 type cellPages struct {
 	out   *compareOutputs
@@ -226,7 +226,7 @@ func (p *cellPages) write(r explore.CellResult) {
 	}
 	link, err := p.out.writeCellHTML(r)
 	if err != nil {
-		p.err = fmt.Errorf("cannot write the porcupine HTML of %s × %s: %v", r.Variant, r.Cell.Class, err)
+		p.err = fmt.Errorf("cannot write the pages of %s × %s: %v", r.Variant, r.Cell.Class, err)
 		return
 	}
 	p.links[r.Variant+"\x00"+string(r.Cell.Class)] = link
@@ -246,7 +246,7 @@ func (p *cellPages) link(m *reports.Matrix) error {
 }
 
 // resolve fills in what -out implies: the reports it names and where the
-// porcupine pages go (next to the HTML report when there is no -out).
+// cells' pages go (next to the HTML report when there is no -out).
 func (o *compareOutputs) resolve(dir string) {
 	if dir != "" {
 		orDefault := func(s *string, name string) {
@@ -271,7 +271,7 @@ func (o *compareOutputs) resolve(dir string) {
 	}
 }
 
-// writeCellHTML writes porcupine's visualisation of a failing cell's
+// writeCellHTML writes the timeline and porcupine pages of a failing cell's
 // counterexample, minimised when compare minimised it (with its repro file
 // beside the page, which the page's replay command reads), and returns its
 // link, relative to the reports.
@@ -280,14 +280,10 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(o.cellsDir, fmt.Sprintf("%s-%s-seed-%d.html", r.Variant, r.Cell.Class, r.First.Seed))
-	var b bytes.Buffer
 	shown := *r.First
 	info := reports.PageInfo{Variant: r.Variant, Seed: r.First.Seed, Replay: explore.ReplayCommand(r.Target, r.First.Seed)}
 	if m, replay, ok := o.minimal(r); ok {
 		shown, info.Replay = m, replay
-	}
-	if len(shown.Verdict.Violations) > 0 {
-		info.Violation = shown.Verdict.Violations[0].String()
 	}
 	for _, report := range []string{o.html, o.md} {
 		if report != "" {
@@ -297,10 +293,7 @@ func (o *compareOutputs) writeCellHTML(r explore.CellResult) (string, error) {
 			}
 		}
 	}
-	if err := reports.PorcupinePage(&b, shown.History, shown.Plan, reports.PorcupineModelFor(shown.Verdict), info); err != nil {
-		return "", err
-	}
-	if err := explore.WriteFileAtomic(path, b.Bytes()); err != nil {
+	if err := explore.WritePages(path, shown, "", info); err != nil {
 		return "", err
 	}
 	rel, err := filepath.Rel(o.linkBase, path)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"github.com/locksim/locksim/sim/cause"
@@ -18,7 +17,8 @@ const replayAbout = "Re-runs a failure: from a repro file (variant, config, seed
 	"and trace hash equal the recorded ones and says clearly when they do not (and when the\n" +
 	"file came from another locksim version). Judges each violation against the variant's\n" +
 	"envelope, as run and sweep do, and prints the timeline around the first violation;\n" +
-	"-html writes porcupine's visualisation with the plan's faults as annotations.\n" +
+	"-html writes the run's timeline page (holds, faults, the violation on the first screen) and,\n" +
+	"beside it, porcupine's view of the linearizability check with the plan's faults as annotations.\n" +
 	"Exit 0: no bug now; 1: a bug (with -strict: any violation), reproduced or not; 2: bad\n" +
 	"usage or input."
 
@@ -34,8 +34,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan, and for a repro file whether it reproduced) as JSON, as run -json does")
 	why := f.Bool("why", false, "attribute a failing run to its causes: replay it with each fix the variant's family knows (or, for a lock without fixes, each world change) and say which remove each violation")
-	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file")
-	htmlModel := f.String("html-model", "", "model for -html: mutex or counter (default: counter for a lost update, else mutex)")
+	htmlOut := f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html)")
+	htmlModel := f.String("html-model", "", "porcupine's model for -html: mutex or counter (default: counter for a lost update, else mutex)")
 	var isoFlags isolationFlags
 	isoFlags.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
@@ -79,7 +79,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 		if err := writeReplayHTML(*htmlOut, o, *htmlModel, rp, replay); err != nil {
 			return f.fail(stderr, err)
 		}
-		fmt.Fprintf(stdout, "html:    %s\n", *htmlOut)
+		fmt.Fprintf(stdout, "html:    %s (porcupine's: %s)\n", *htmlOut, explore.PorcupinePath(*htmlOut))
 	}
 	if *why && o.Failed() {
 		a, err := cause.Attribute(rp.target, o, cause.Options{})
@@ -121,7 +121,7 @@ func writeReplayHTML(path string, o explore.Outcome, model string, rp replayed, 
 	if len(o.Verdict.Violations) > 0 {
 		info.Violation = o.Verdict.Violations[0].String()
 	}
-	if err := writeHTML(path, o, model, info); err != nil {
+	if err := explore.WritePages(path, o, model, info); err != nil {
 		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	return nil
@@ -228,19 +228,6 @@ func (i indent) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
-}
-
-// writeHTML writes porcupine's visualisation of o with its plan's faults
-// annotated; kind is "mutex" or "counter" ("" picks from the verdict).
-func writeHTML(path string, o explore.Outcome, kind string, info reports.PageInfo) error {
-	if kind == "" {
-		kind = reports.PorcupineModelFor(o.Verdict)
-	}
-	var b bytes.Buffer
-	if err := reports.PorcupinePage(&b, o.History, o.RanPlan(), kind, info); err != nil {
-		return err
-	}
-	return explore.WriteFileAtomic(path, b.Bytes())
 }
 
 // replayJSON is replay -json: the run's verdict as run -json prints it,

@@ -58,7 +58,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
 	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
 	out := f.String("out", "", "write a repro file into this directory on a violation (default: none, unless only a file can replay the run: then "+defaultReproDir+")")
-	htmlOut := f.String("html", "", "write porcupine's HTML visualisation of the run to this file, as replay -html does")
+	htmlOut := f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html), as replay -html does")
 	var isoFlags isolationFlags
 	isoFlags.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
@@ -100,10 +100,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if len(o.Verdict.Violations) > 0 {
 			info.Violation = o.Verdict.Violations[0].String()
 		}
-		if err := writeHTML(*htmlOut, o, "", info); err != nil {
+		if err := explore.WritePages(*htmlOut, o, "", info); err != nil {
 			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
 		}
-		fmt.Fprintf(head, "html:    %s\n", *htmlOut)
+		fmt.Fprintf(head, "html:    %s (porcupine's: %s)\n", *htmlOut, explore.PorcupinePath(*htmlOut))
 	}
 	if *asJSON {
 		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Beyond: t.Beyond,

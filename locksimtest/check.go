@@ -23,7 +23,8 @@
 // failures kept there first, and fails while one still fails, so that a
 // fixed bug stays fixed. Commit them with the test. With -short, Check
 // sweeps a tenth of its seeds; -locksim.trace shows the whole timeline of
-// a failure, -locksim.html=FILE writes porcupine's page of it.
+// a failure, -locksim.html=FILE writes its timeline page (and porcupine's
+// beside it, FILE-porcupine.html).
 //
 // A lock built on a real Redis client instead (redsync, bsm/redislock,
 // your own go-redis code) needs no rewrite: CheckRedis runs it unmodified
@@ -57,7 +58,7 @@ var (
 	minimizeFlag = flag.Bool("locksim.minimize", true, "Check shrinks the failure it finds to its smallest world and fault schedule, within a bound of runs (-locksim.minimize=false: report it as found)")
 	seedsFlag    = flag.Int("locksim.seeds", 0, "seeds each Check sweeps (0: its Seeds option)")
 	traceFlag    = flag.Bool("locksim.trace", false, "a failure's report shows the whole timeline, not only the part around the violation")
-	htmlFlag     = flag.String("locksim.html", "", "a failure's report also writes porcupine's page of the run to this file (as locksim replay -html)")
+	htmlFlag     = flag.String("locksim.html", "", "a failure's report also writes the run's timeline page to this file, and porcupine's beside it (as locksim replay -html)")
 )
 
 // DefaultSeeds is how many seeds Check sweeps without Seeds: the CLI's
@@ -271,7 +272,7 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept 
 			if err := writePage(*htmlFlag, target, o); err != nil {
 				fmt.Fprintf(&b, "html:     not written: %v\n", err)
 			} else {
-				fmt.Fprintf(&b, "html:     %s\n", *htmlFlag)
+				fmt.Fprintf(&b, "html:     %s (porcupine's: %s)\n", *htmlFlag, explore.PorcupinePath(*htmlFlag))
 			}
 		}
 	}
@@ -306,17 +307,9 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept 
 	t.Fatal(strings.TrimRight(b.String(), "\n"))
 }
 
-// writePage writes porcupine's page of o to path.
+// writePage writes o's timeline page to path, and porcupine's beside it.
 func writePage(path string, target explore.Target, o explore.Outcome) error {
-	info := reports.PageInfo{Variant: target.Variant.Name, Seed: o.Seed}
-	if len(o.Verdict.Violations) > 0 {
-		info.Violation = o.Verdict.Violations[0].String()
-	}
-	var b bytes.Buffer
-	if err := reports.PorcupinePage(&b, o.History, o.RanPlan(), reports.PorcupineModelFor(o.Verdict), info); err != nil {
-		return err
-	}
-	return explore.WriteFileAtomic(path, b.Bytes())
+	return explore.WritePages(path, o, "", reports.PageInfo{Variant: target.Variant.Name, Seed: o.Seed})
 }
 
 // minimizeRuns bounds the runs a failure's minimisation takes (a few

@@ -76,8 +76,10 @@ func TestFailuresAreKeptAndReplayedFirst(t *testing.T) {
 		!strings.Contains(out, "timeline:") || !strings.Contains(out, "html:     page.html") {
 		t.Fatalf("the printed replay line does not replay the failure, with its whole timeline and page:\n%s", out)
 	}
-	if page, err := os.ReadFile(filepath.Join(dir, "page.html")); err != nil || !strings.Contains(string(page), "mutual-exclusion") {
-		t.Fatalf("-locksim.html wrote no page of the failure (%v)", err)
+	for _, name := range []string{"page.html", "page-porcupine.html"} {
+		if page, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !strings.Contains(string(page), "mutual-exclusion") {
+			t.Fatalf("-locksim.html wrote no %s of the failure (%v)", name, err)
+		}
 	}
 	if !regexp.MustCompile(`(?m)^\s+world: nodes `).MatchString(first) || !regexp.MustCompile(`(?m)^\s+plan:  `).MatchString(first) {
 		t.Fatalf("the failure does not say its world and plan:\n%s", first)
