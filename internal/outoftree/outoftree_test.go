@@ -4,6 +4,7 @@
 package outoftree
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,33 +67,10 @@ func TestALockOutsideTheTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests a module of its own")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	gomod := "module example.com/mylock\n\ngo 1.26.0\n\nrequire github.com/locksim/locksim v0.0.0\n\nreplace github.com/locksim/locksim => " + root + "\n"
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name, body string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", gomod)
-	write("go.sum", string(sum))
+	_, write, gotest := userModule(t)
 	write("mylock_test.go", testFile)
 	write("mylock.go", strings.Replace(lockFile, "BROKEN", "true", 1))
 
-	gotest := func(args ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"test", "-count=1"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
 	out, err := gotest("-run", "^TestMyLock$", ".")
 	if err == nil || !strings.Contains(out, "locksim: mylock has a bug") {
 		t.Fatalf("go test of the broken lock did not fail with a bug (err %v):\n%s", err, out)
@@ -130,5 +108,92 @@ func TestALockOutsideTheTree(t *testing.T) {
 	if out, err := gotest("-run", "TestMyLock", "-v", "."); err != nil || !strings.Contains(out, "no bug in 200 seeds") || !strings.Contains(out, "no violation in all") ||
 		!strings.Contains(out, "passes now: fixed") {
 		t.Fatalf("go test of the fixed lock failed (err %v):\n%s", err, out)
+	}
+}
+
+// userModule makes a throwaway module that imports this checkout as
+// github.com/locksim/locksim: its directory, a way to write a file into it
+// (directories made), and a way to run go test in it offline.
+func userModule(t *testing.T) (dir string, write func(name, body string), goTest func(args ...string) (string, error)) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write = func(name, body string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/mylock\n\ngo 1.26.0\n\nrequire github.com/locksim/locksim v0.0.0\n\nreplace github.com/locksim/locksim => "+root+"\n")
+	write("go.sum", string(sum))
+	goCmd := func(args ...string) (string, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	return dir, write, func(args ...string) (string, error) { return goCmd(append([]string{"test", "-count=1"}, args...)...) }
+}
+
+// A main of the user's own that calls cli.Main with their lock gets the
+// whole CLI for it: the lock is listed, swept and compared beside the
+// built-in ones, and the replay line printed names the user's program and
+// reproduces the failure when pasted.
+func TestYourLockInTheWholeCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program of its own")
+	}
+	dir, write, _ := userModule(t)
+	write("mylock.go", strings.Replace(lockFile, "BROKEN", "true", 1))
+	write("cmd/mylocksim/main.go", `package main
+
+import (
+	"example.com/mylock"
+	"github.com/locksim/locksim/cli"
+)
+
+func main() { cli.Main(mylock.Variant()) }
+`)
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run("run", "./cmd/mylocksim", "variants"); code != 0 || !strings.Contains(out, "mylock ") || !strings.Contains(out, "corrected ") {
+		t.Fatalf("variants (exit %d) does not list mylock beside the built-in ones:\n%s", code, out)
+	}
+	out, code := run("run", "./cmd/mylocksim", "sweep", "-variant", "mylock", "-n", "100", "-out", "repros")
+	line := regexp.MustCompile(`(?m)^\s*replay:\s+(go run ./cmd/mylocksim replay .+)$`).FindStringSubmatch(out)
+	if code != 1 || line == nil {
+		t.Fatalf("a sweep of the broken lock exited %d, want 1 with a replay line that names ./cmd/mylocksim:\n%s", code, out)
+	}
+	first := regexp.MustCompile(`(?m)^\s+((mutual-exclusion|lost-update) at [0-9.]+s)`).FindStringSubmatch(out)
+	if first == nil {
+		t.Fatalf("the sweep's failure names no safety violation:\n%s", out)
+	}
+	if again, code := run(strings.Fields(line[1])[1:]...); code != 1 || !strings.Contains(again, "verdict: VIOLATION") || !strings.Contains(again, first[1]+":") {
+		t.Fatalf("the printed replay line %q did not reproduce the failure (exit %d):\n%s", line[1], code, again)
+	}
+	out, code = run("run", "./cmd/mylocksim", "compare", "-n", "5", "-costs", "0", "-variants", "mylock,corrected", "-faults", "threads", "-duration", "1m", "-minimize=false")
+	if code != 0 || !regexp.MustCompile(`(?m)^\| mylock \| ✗ `).MatchString(out) || !regexp.MustCompile(`(?m)^\| corrected \| ✓ `).MatchString(out) {
+		t.Fatalf("compare (exit %d) does not show mylock broken beside corrected:\n%s", code, out)
 	}
 }
