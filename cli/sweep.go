@@ -470,9 +470,11 @@ const maxBareCount = 100_000_000
 // forever is the count of -n forever: a sweep that runs until interrupted.
 const forever = explore.Forever
 
+// countUnits are -n's units; sizes are int64 so that a 32-bit build
+// compiles (there, -n 1T is more than a sweep can count, and says so).
 var countUnits = []struct {
 	suffix string
-	size   int
+	size   int64
 }{{"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}}
 
 // parseCount reads -n: a number up to maxBareCount, a number with a unit,
@@ -481,7 +483,7 @@ func parseCount(s string) (int, error) {
 	if s == "forever" {
 		return forever, nil
 	}
-	size, num := 1, s
+	size, num := int64(1), s
 	for _, u := range countUnits {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			size, num = u.size, n
@@ -494,10 +496,10 @@ func parseCount(s string) (int, error) {
 		return 0, fmt.Errorf("-n %q is not a count of seeds: give a number such as 1000, one with a unit (10k, 5M, 2G, 1T), or forever", s)
 	case size == 1 && n > maxBareCount:
 		return 0, fmt.Errorf("-n %d is more than %d seeds, days of work: if you mean it, give a unit (-n %s) or -n forever, which runs until Ctrl-C", n, maxBareCount, withUnit(n))
-	case n > int64(forever/size):
+	case n > int64(forever)/size:
 		return 0, fmt.Errorf("-n %s is more seeds than a sweep can count: give -n forever", s)
 	}
-	return int(n) * size, nil
+	return int(n * size), nil
 }
 
 // withUnit writes n with the largest unit that divides it.

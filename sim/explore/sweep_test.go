@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"testing"
@@ -13,6 +14,10 @@ import (
 // A sweep of 10^12 seeds lists none of them: stopped after a stretch, it
 // has held constant memory, says where it stopped, and a sweep resumed
 // from there gives what one uninterrupted sweep of the whole stretch gives.
+// hugeCount is 10^12 seeds where an int holds it, the most it holds on a
+// 32-bit build.
+const hugeCount = min(1_000_000_000_000, math.MaxInt)
+
 func TestHugeSweepStreamsAndStops(t *testing.T) {
 	tg := Target{Variant: variant("original"), Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassThreads}}
 	tg.Config.Duration = 20 * time.Second
@@ -21,7 +26,7 @@ func TestHugeSweepStreamsAndStops(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := Sweep(tg, SweepOptions{From: 1, Count: 1_000_000_000_000, KeepGoing: true, Parallel: 2, Stop: stop,
+	res, err := Sweep(tg, SweepOptions{From: 1, Count: hugeCount, KeepGoing: true, Parallel: 2, Stop: stop,
 		OnOutcome: func(Outcome) {
 			if seen++; seen == 400 {
 				close(stop)
