@@ -93,7 +93,9 @@ func (f *cmdFlags) set(name string) bool {
 
 // fail reports a bad usage or input in one sentence and returns exit code 2.
 func (f *cmdFlags) fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "locksim %s: %s\n", f.name, sentence(err.Error()))
+	// The library's errors name their function ("sweep: ..."): said once.
+	msg := strings.TrimPrefix(err.Error(), f.name+": ")
+	fmt.Fprintf(stderr, "locksim %s: %s\n", f.name, sentence(msg))
 	return exitUsage
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,48 +18,81 @@ func locksimCommand(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// A sweep killed with SIGKILL in the middle, then run again with -resume,
-// prints the JSON an uninterrupted sweep prints, and leaves no journal.
+// A sweep killed with SIGKILL at random moments, five times, each time run
+// again with -resume, prints the JSON an uninterrupted sweep prints (no
+// failure counted twice, none lost), and leaves no journal.
 func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 	if testing.Short() {
-		t.Skip("kills a sweep of thousands of seeds")
+		t.Skip("kills a sweep of thousands of seeds five times")
 	}
 	dir := t.TempDir()
 	out, whole := filepath.Join(dir, "out"), filepath.Join(dir, "whole")
-	args := []string{"sweep", "-variant", "original", "-faults", "threads", "-n", "3000", "-duration", "1m", "-keep-going", "-json"}
-	killed := locksimCommand(append(args, "-out", out)...)
-	if err := killed.Start(); err != nil {
-		t.Fatal(err)
-	}
-	journal := ""
-	for deadline := time.Now().Add(time.Minute); journal == "" || !bytes.Contains(readFile(journal), []byte(`"checkpoint"`)); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			killed.Process.Kill()
-			t.Fatal("no checkpoint in the journal after a minute")
+	args := []string{"sweep", "-variant", "original", "-faults", "threads", "-n", "3000", "-duration", "1m", "-keep-going", "-json", "-out", out}
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	t.Logf("kill moments drawn from seed %d", seed)
+	journal, kills := "", 0
+	for ; kills < 5; kills++ {
+		run := args
+		if kills > 0 {
+			run = append(run, "-resume")
 		}
-		if m, _ := filepath.Glob(filepath.Join(out, "*.journal")); len(m) == 1 {
-			journal = m[0]
+		before := checkpointsIn(journal)
+		cmd := locksimCommand(run...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A random moment after the run has made some progress: past its
+		// next checkpoint, then up to a second and a half more.
+		journal = waitForCheckpoint(t, cmd, out, before)
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if bytes.Contains(readFile(journal), []byte(`"done":true`)) {
+			break
 		}
 	}
-	killed.Process.Kill()
-	killed.Wait()
-	if bytes.Contains(readFile(journal), []byte(`"done":true`)) {
-		t.Fatal("the sweep finished before it was killed: give it more seeds")
+	if kills < 5 {
+		t.Fatalf("the sweep finished after %d kills: give it more seeds", kills)
 	}
-	resumed, err := locksimCommand(append(args, "-out", out, "-resume")...).Output()
+	resumed, err := locksimCommand(append(args, "-resume")...).Output()
 	if code := exitCode(err); code != exitViolation {
 		t.Fatalf("the resumed sweep exited %d (%v), want %d", code, err, exitViolation)
 	}
-	uninterrupted, err := locksimCommand(append(args, "-out", whole)...).Output()
+	wholeArgs := append(args[:len(args)-1:len(args)-1], whole)
+	uninterrupted, err := locksimCommand(wholeArgs...).Output()
 	if code := exitCode(err); code != exitViolation {
 		t.Fatalf("the uninterrupted sweep exited %d, want %d", code, exitViolation)
 	}
 	if got, want := string(resumed), strings.ReplaceAll(string(uninterrupted), whole, out); got != want {
-		t.Fatalf("the resumed sweep's JSON differs from the uninterrupted one's:\n%.600s\n...\nwant\n%.600s", got, want)
+		t.Fatalf("after %d kills the resumed sweep's JSON differs from the uninterrupted one's:\n%.600s\n...\nwant\n%.600s", kills, got, want)
 	}
 	if _, err := os.Stat(journal); err == nil {
 		t.Fatal("the journal stayed behind after the resumed sweep ended")
 	}
+}
+
+// waitForCheckpoint waits until the journal in dir holds more checkpoints
+// than before, and returns its path.
+func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, dir string, before int) string {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.journal")); len(m) == 1 && checkpointsIn(m[0]) > before {
+			return m[0]
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no new checkpoint in the journal after a minute")
+		}
+	}
+}
+
+// checkpointsIn counts the checkpoints in the journal at path ("": none).
+func checkpointsIn(path string) int {
+	if path == "" {
+		return 0
+	}
+	return bytes.Count(readFile(path), []byte(`"checkpoint"`))
 }
 
 func readFile(path string) []byte {

@@ -13,13 +13,15 @@ import (
 )
 
 // A sweep's journal (SweepOptions.Journal) is JSON lines: a header naming
-// the sweep, then the failing outcomes as they are delivered and, every
-// second or so, a checkpoint of the counts of every outcome delivered so
-// far. A sweep killed at any instant (kill -9, power loss) leaves a valid
-// prefix, a torn last line at worst; resumed, it restores the last
-// checkpoint and the failures before it, and runs the seeds after it
-// again: each seed is deterministic, so the result is the uninterrupted
-// sweep's.
+// the sweep, then the failing outcomes as they are delivered (each with
+// its seed index) and, every second or so, a checkpoint of the counts of
+// every outcome delivered so far. A sweep killed at any instant (kill -9,
+// power loss) leaves a valid prefix, a torn last line at worst. Resumed,
+// it restores the last checkpoint and the failures before it, cuts the
+// file after that checkpoint (the failures written after it are of seeds
+// it runs again), and runs the seeds after it again: each seed is
+// deterministic, so the result is the uninterrupted sweep's, however many
+// times it was killed and resumed.
 
 // journalFormat changes with the journal's layout.
 const journalFormat = 1
@@ -82,6 +84,9 @@ type resumed struct {
 	done     bool
 	result   SweepResult
 	failures []journalFailure // delivered before next, in order
+	// cut is the length of the journal up to its last checkpoint: what a
+	// resumed sweep keeps of the file.
+	cut int
 }
 
 // openJournal starts path afresh, or, with resume, reads what it holds of
@@ -90,22 +95,21 @@ func openJournal(path string, t Target, o SweepOptions, resume bool) (*journal, 
 	key := sweepFingerprint(t, o)
 	var from resumed
 	if resume {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, from, fmt.Errorf("sweep: no journal of this sweep to resume at %s (a sweep with other flags keeps another)", path)
-		}
+		data, err := readJournalFile(path)
 		if err != nil {
 			return nil, from, err
 		}
-		if from, err = readJournal(data, key); err != nil {
+		if from, err = readJournal(data, key, o.Len()); err != nil {
 			return nil, from, fmt.Errorf("sweep: %s: %v", path, err)
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return nil, from, err
 		}
-		// A torn last line is cut off first, so what is appended parses.
-		if err := f.Truncate(int64(validPrefix(data))); err != nil {
+		// What follows the last checkpoint is cut off: a torn line, and
+		// failures of seeds the sweep runs again (kept, a second resume
+		// would count them twice).
+		if err := f.Truncate(int64(from.cut)); err != nil {
 			f.Close()
 			return nil, from, err
 		}
@@ -125,29 +129,51 @@ func openJournal(path string, t Target, o SweepOptions, resume bool) (*journal, 
 	return &journal{f: f, w: bufio.NewWriter(f), last: time.Now()}, from, nil
 }
 
+// maxJournalSize bounds the journal a resume reads: a line per failing
+// seed of a sweep that keeps going is about a kilobyte, so a journal of
+// a sweep of a hundred million seeds where every one fails.
+const maxJournalSize = 1 << 37
+
+// readJournalFile reads the journal at path, or says why it cannot.
+func readJournalFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("sweep: no journal of this sweep to resume at %s (a sweep with other flags keeps another)", path)
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("sweep: %s is not a journal file", path)
+	case st.Size() > maxJournalSize:
+		return nil, fmt.Errorf("sweep: %s is %d bytes, more than a journal of this sweep can hold", path, st.Size())
+	}
+	return os.ReadFile(path)
+}
+
 // validPrefix is the length of data up to its last complete line.
 func validPrefix(data []byte) int {
 	return bytes.LastIndexByte(data, '\n') + 1
 }
 
-func readJournal(data []byte, key string) (resumed, error) {
+// readJournal reads a journal of the sweep key, of n seeds: what its last
+// checkpoint says and the failures before it. A checkpoint that cannot be
+// the sweep's (past its end, going back, counts that disagree with the
+// failures before it) is an error, not a result.
+func readJournal(data []byte, key string, n int) (resumed, error) {
 	var from resumed
-	lines := bytes.Split(data[:validPrefix(data)], []byte("\n"))
-	if len(lines) == 0 || len(lines[0]) == 0 {
+	data = data[:validPrefix(data)]
+	header, rest, _ := bytes.Cut(data, []byte("\n"))
+	if len(header) == 0 {
 		return from, errors.New("the journal is empty")
 	}
-	var h journalHeader
-	if err := json.Unmarshal(lines[0], &h); err != nil || h.Format != journalFormat {
-		return from, errors.New("not a sweep journal of this locksim")
+	if err := checkJournalHeader(header, key); err != nil {
+		return from, err
 	}
-	if h.Version != Version {
-		return from, fmt.Errorf("the journal was written by %s, this is %s: its seeds may run another way; start the sweep afresh", h.Version, Version)
-	}
-	if h.Sweep != key {
-		return from, errors.New("the journal is of another sweep (other seeds, variant or flags)")
-	}
+	from.cut = len(header) + 1
 	var pending []journalFailure
-	for _, line := range lines[1:] {
+	for at := from.cut; len(rest) > 0; {
+		line, tail, _ := bytes.Cut(rest, []byte("\n"))
+		at, rest = at+len(line)+1, tail
 		if len(line) == 0 {
 			continue
 		}
@@ -159,12 +185,55 @@ func readJournal(data []byte, key string) (resumed, error) {
 		case l.Failure != nil:
 			pending = append(pending, *l.Failure)
 		case l.Checkpoint != nil:
-			from.next, from.done, from.result = l.Checkpoint.Next, l.Checkpoint.Done, l.Checkpoint.Result
-			from.failures = append(from.failures, pending...)
-			pending = nil
+			if err := from.take(*l.Checkpoint, pending, n); err != nil {
+				return from, err
+			}
+			from.cut, pending = at, nil
 		}
 	}
 	return from, nil
+}
+
+// checkJournalHeader says why header is not that of the sweep key.
+func checkJournalHeader(header []byte, key string) error {
+	var h journalHeader
+	if err := json.Unmarshal(header, &h); err != nil || h.Format != journalFormat {
+		return errors.New("not a sweep journal of this locksim")
+	}
+	if h.Version != Version {
+		return fmt.Errorf("the journal was written by %s, this is %s: its seeds may run another way; start the sweep afresh", h.Version, Version)
+	}
+	if h.Sweep != key {
+		return errors.New("the journal is of another sweep (other seeds, variant or flags)")
+	}
+	return nil
+}
+
+// take moves from on to checkpoint c, with the failures written since the
+// one before. A failure of a seed at or past c.Next, or before the last
+// failure taken, is one a killed run wrote and a resumed one wrote again
+// (a journal of a locksim before the cut): it is left out.
+func (from *resumed) take(c journalProgress, failures []journalFailure, n int) error {
+	switch {
+	case c.Next < from.next || c.Next > n:
+		return fmt.Errorf("a checkpoint says %d seeds were done, but the sweep has %d and an earlier checkpoint said %d: the journal is damaged; start the sweep afresh", c.Next, n, from.next)
+	case c.Result.Runs != c.Next || c.Result.Failed > c.Result.Runs || c.Result.LivenessFailed > c.Result.Failed || c.Result.Failed < 0 || c.Result.LivenessFailed < 0:
+		return fmt.Errorf("a checkpoint's counts (%d runs, %d failed) cannot be those of %d seeds: the journal is damaged; start the sweep afresh", c.Result.Runs, c.Result.Failed, c.Next)
+	}
+	last := -1
+	if k := len(from.failures); k > 0 {
+		last = from.failures[k-1].Index
+	}
+	for _, f := range failures {
+		if f.Index > last && f.Index < c.Next {
+			from.failures, last = append(from.failures, f), f.Index
+		}
+	}
+	if len(from.failures) != c.Result.Failed {
+		return fmt.Errorf("a checkpoint counts %d failing seeds, but the journal holds %d before it: the journal is damaged; start the sweep afresh", c.Result.Failed, len(from.failures))
+	}
+	from.next, from.done, from.result = c.Next, c.Done, c.Result
+	return nil
 }
 
 func (j *journal) write(l journalLine) {

@@ -3,10 +3,12 @@ package explore
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,4 +127,62 @@ func TestJournalOfAnotherSweepIsRefused(t *testing.T) {
 	if _, err := Sweep(tg, o); err == nil {
 		t.Fatal("resumed a journal that does not exist")
 	}
+}
+
+// A journal whose checkpoint cannot be the sweep's is refused with a
+// sentence, not resumed to impossible counts; one that holds a failure
+// twice (written by a killed run and again by the run that resumed it,
+// as locksim did before resumes cut the journal) counts it once.
+func TestDamagedJournalIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	tg, o := journalSweep(path, false)
+	o.Count = 20
+	want, err := Sweep(tg, o)
+	if err != nil || want.Failed == 0 {
+		t.Fatalf("the sweep to journal: %+v, %v", counts(want), err)
+	}
+	good := readJournalBytes(t, path)
+	lines := bytes.Split(bytes.TrimSuffix(good, []byte("\n")), []byte("\n"))
+	last := lines[len(lines)-1] // the final checkpoint
+	for _, c := range []struct{ from, to string }{
+		{`"next":20`, `"next":-50`},
+		{`"next":20`, `"next":99999999`},
+		{`"Runs":20`, `"Runs":19`},
+		{fmt.Sprintf(`"Failed":%d`, want.Failed), fmt.Sprintf(`"Failed":%d`, want.Failed+1)},
+	} {
+		bad := bytes.Replace(last, []byte(c.from), []byte(c.to), 1)
+		if bytes.Equal(bad, last) {
+			t.Fatalf("the checkpoint has no %s: %s", c.from, last)
+		}
+		// Undone, so that the resume reads it rather than returning at once.
+		bad = bytes.Replace(bad, []byte(`"done":true,`), nil, 1)
+		damaged := append(bytes.Join(lines[:len(lines)-1], []byte("\n")), '\n')
+		os.WriteFile(path, append(append(damaged, bad...), '\n'), 0o644)
+		o.Resume = true
+		if _, err := Sweep(tg, o); err == nil || !strings.Contains(err.Error(), "the journal is damaged") {
+			t.Errorf("a checkpoint with %s resumed (%v)", c.to, err)
+		}
+	}
+	// Every failure line written twice before the last checkpoint.
+	var doubled [][]byte
+	for _, l := range lines {
+		doubled = append(doubled, l)
+		if bytes.Contains(l, []byte(`"failure"`)) {
+			doubled = append(doubled, l)
+		}
+	}
+	os.WriteFile(path, append(bytes.Join(doubled, []byte("\n")), '\n'), 0o644)
+	got, err := Sweep(tg, o)
+	if err != nil || !reflect.DeepEqual(counts(got), counts(want)) || len(got.Failures) != len(want.Failures) {
+		t.Fatalf("a journal with every failure twice resumed to %+v (%d kept), %v; want %+v (%d kept)", counts(got), len(got.Failures), err, counts(want), len(want.Failures))
+	}
+}
+
+func readJournalBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
