@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,6 +135,59 @@ func TestDeterminismFreshProcess(t *testing.T) {
 			t.Errorf("seed %d: hash %016x here, %016x in a fresh process", seed, h, child[seed])
 		}
 	}
+}
+
+// The same seeds on a 32-bit build (GOARCH=386: another int size, another
+// word size for every hash and slice) give the same hashes: a seed's run
+// is the same on any machine, not only on this one's architecture.
+func TestDeterminismOn386(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds this package's tests for GOARCH=386")
+	}
+	if runtime.GOARCH == "386" {
+		t.Skip("this is the 386 build")
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH to build the 386 binary with")
+	}
+	bin := filepath.Join(t.TempDir(), "sim386.test")
+	build := exec.Command(gotool, "test", "-c", "-o", bin, ".")
+	build.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("GOARCH=386 go test -c: %v\n%s", err, out)
+	}
+	n := determinismSeeds()
+	cmd := exec.Command(bin, "-test.run=^TestDeterminismChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(n))
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
+			t.Skipf("this machine cannot run a 386 binary: %v", err)
+		}
+		t.Fatalf("the 386 binary: %v\n%s%s", err, out.String(), stderr.String())
+	}
+	other := map[uint64]uint64{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var seed, hash uint64
+		if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "hash %d %x", &seed, &hash); err == nil {
+			other[seed] = hash
+		}
+	}
+	if len(other) != n {
+		t.Fatalf("the 386 binary reported %d hashes, want %d:\n%s", len(other), n, out.String())
+	}
+	mismatches := 0
+	for i, h := range swarmHashes(t, n) {
+		if seed := uint64(i + 1); other[seed] != h {
+			mismatches++
+			t.Errorf("seed %d: hash %016x on %s, %016x on 386", seed, h, runtime.GOARCH, other[seed])
+		}
+	}
+	t.Logf("%d seeds, %d mismatches between %s and 386", n, mismatches, runtime.GOARCH)
 }
 
 // TestDeterminismChild is the fresh process's half: it runs only when the
