@@ -140,6 +140,9 @@ func (r ExhaustResult) String() string {
 		return fmt.Sprintf("no violation in %s, all those with ≤ %s of the %d asked for (%s)%s",
 			reports.Plural(r.Schedules(), "schedule"), reports.Plural(len(r.Levels)-1, "fault"), r.MaxFaults, world, budget)
 	}
+	if r.Schedules() == 1 {
+		return fmt.Sprintf("no violation in the one schedule with ≤ %s (%s)", reports.Plural(r.MaxFaults, "fault"), world)
+	}
 	return fmt.Sprintf("no violation in all %s with ≤ %s (%s)", reports.Plural(r.Schedules(), "schedule"), reports.Plural(r.MaxFaults, "fault"), world)
 }
 
