@@ -108,6 +108,9 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	case len(pos) > 0:
 		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
+	if err := checkCompareInput(f, *parallel, *costs, out, *outDir); err != nil {
+		return f.fail(stderr, err)
+	}
 	opts, err := compareOptions(f, cf, *count, *seeds, *world)
 	if err != nil {
 		return f.fail(stderr, err)
@@ -119,7 +122,10 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	if opts.Variants, err = lookupVariants(*variantList); err != nil {
 		return f.fail(stderr, err)
 	}
-	if opts.Classes, err = faults.ParseClasses(*classList); err != nil {
+	if opts.Classes, err = faults.ParseClasses(*classList); err == nil {
+		err = opts.CheckWorlds() // no cell may draw a world past the limits
+	}
+	if err != nil {
 		return f.fail(stderr, err)
 	}
 	out.resolve(*outDir)
@@ -173,6 +179,9 @@ func compareOptions(f *cmdFlags, cf configFlags, count, seeds, world string) (ex
 	}
 	o.Config = cfg
 	if o.From, o.Seeds, err = seedsFrom(f, seeds, n); err != nil {
+		return o, err
+	}
+	if err := checkSeeds(o.From, o.Seeds); err != nil {
 		return o, err
 	}
 	if !f.set("world") {

@@ -75,6 +75,9 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if *hangAfter <= 0 {
 		return f.fail(stderr, fmt.Errorf("-hang-after %s is not a positive duration", *hangAfter))
 	}
+	if err := checkExploreInput(f, *parallel, *out); err != nil {
+		return f.fail(stderr, err)
+	}
 	if *world != "none" {
 		return f.fail(stderr, fmt.Errorf("-world %s: explore runs the one small world the scenario flags give, with no seed to draw one from; sweep -world draws them", *world))
 	}

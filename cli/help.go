@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/explore"
 )
 
 const overview = `locksim runs distributed lock algorithms in a deterministic simulated world
@@ -46,6 +50,7 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-10s %s\n", c.name, c.summary)
 		}
 		fmt.Fprint(stdout, helpFooter)
+		writeLimits(stdout)
 		writeFlagTable(stdout)
 		return exitOK
 	case 1:
@@ -129,4 +134,15 @@ func writeFlagTable(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-17s %s\n  %-17s   (%s)\n", flag, sf.meaning, "", strings.Join(names, ", "))
 	}
+}
+
+// writeLimits says what locksim refuses as too much (explore's limits.go
+// lists them all, with why).
+func writeLimits(w io.Writer) {
+	fmt.Fprintf(w, "\nlimits: a run lasts at most %s of virtual time, with at most %d client threads and %s of\n"+
+		"client time (clients × duration); any other span is at most %s; a plan holds at most\n"+
+		"%s events in at most %s, a repro file at most %s; -parallel is at most %d.\n"+
+		"More is bad input (exit 2).\n",
+		explore.Span(faults.MaxDuration), faults.MaxClients, explore.Span(faults.MaxClientTime), explore.Span(faults.MaxSpan),
+		reports.Thousands(faults.MaxEvents), faults.Bytes(faults.MaxPlanBytes), faults.Bytes(explore.MaxReproBytes), explore.MaxParallel)
 }

@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +36,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) == 0 {
 		return f.fail(stderr, fmt.Errorf("give the -json outputs of sweep -shard K/N to merge, as files or - for standard input"))
+	}
+	if err := checkMergeInputs(pos); err != nil {
+		return f.fail(stderr, err)
 	}
 	shards, err := readShards(pos, os.Stdin)
 	if err != nil {
@@ -77,25 +80,32 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// readShards reads every sweep -json output named; "-" is stdin.
+// readShards reads every sweep -json output named; "-" is stdin. Each is
+// decoded as it is read, up to explore.MaxShardBytes.
 func readShards(paths []string, stdin io.Reader) ([]explore.Shard, error) {
 	var out []explore.Shard
 	for _, p := range paths {
-		name, r := p, stdin
-		if p == "-" {
-			name = "stdin"
-		} else {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			r = bytes.NewReader(data)
-		}
-		ss, err := explore.DecodeShards(name, r)
+		ss, err := readShard(p, stdin)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ss...)
 	}
 	return out, nil
+}
+
+// readShard reads one sweep -json output: file p, or stdin for "-".
+func readShard(p string, stdin io.Reader) ([]explore.Shard, error) {
+	if p == "-" {
+		return explore.DecodeShards("stdin", stdin)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read sweep -json output %s: %v", p, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a sweep -json output", p)
+	}
+	return explore.DecodeShards(p, f)
 }

@@ -36,8 +36,8 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 1 {
 		return f.fail(stderr, fmt.Errorf("give exactly one repro file to minimise"))
 	}
-	if *maxRuns < 1 {
-		return f.fail(stderr, fmt.Errorf("-max-runs %d must be at least 1", *maxRuns))
+	if err := checkMinimizeInput(f, pos[0], *out, *maxRuns); err != nil {
+		return f.fail(stderr, err)
 	}
 	r, err := explore.ReadRepro(pos[0], variants.Lookup)
 	if err != nil {

@@ -46,8 +46,8 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if *htmlModel != "" && *htmlModel != "mutex" && *htmlModel != "counter" {
-		return f.fail(stderr, fmt.Errorf("-html-model %q is not mutex or counter", *htmlModel))
+	if err := checkReplayOutputs(*htmlModel, *htmlOut); err != nil {
+		return f.fail(stderr, err)
 	}
 	rp, err := chooseReplay(f, &sc, pos, *seed, iso)
 	if err != nil {
@@ -131,6 +131,9 @@ func writeReplayHTML(path string, o explore.Outcome, model string, rp replayed, 
 // check options its verdict was recorded with), or a seed of the scenario
 // flags.
 func chooseReplay(f *cmdFlags, sc *scenarioFlags, pos []string, seed uint64, iso *explore.Isolation) (replayed, error) {
+	if err := checkGivenValues(f); err != nil {
+		return replayed{}, err
+	}
 	opt, err := sc.runOptions()
 	if err != nil {
 		return replayed{}, err

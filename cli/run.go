@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -68,7 +69,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	t, err := sc.target(f)
+	t, opt, err := sc.checked(f)
+	if err == nil {
+		err = cmp.Or(checkOutDir("out", *out), checkOutFile("html", *htmlOut))
+	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -80,10 +84,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(head, "seed:    %d\n", *seed)
 	printSeedWorld(head, t, *seed)
 
-	opt, err := sc.runOptions()
-	if err != nil {
-		return f.fail(stderr, err)
-	}
 	opt.Keep, opt.Check.Every = true, true
 	o, err := explore.Run(t, *seed, nil, opt, iso)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,8 +77,11 @@ func parseLivenessBound(s string) (ttls, ns int64, err error) {
 	bad := fmt.Errorf("-liveness-bound %q is not a number of TTLs (3ttl) or a positive duration (90s)", s)
 	if n, ok := strings.CutSuffix(strings.TrimSpace(s), "ttl"); ok {
 		v, err := strconv.ParseInt(n, 10, 64)
-		if err != nil || v < 1 {
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange) || v < 1:
 			return 0, 0, bad
+		case err != nil || v > explore.MaxLivenessBoundTTLs:
+			return 0, 0, fmt.Errorf("-liveness-bound %s is more than %d TTLs", s, explore.MaxLivenessBoundTTLs)
 		}
 		return v, 0, nil
 	}
@@ -87,7 +89,24 @@ func parseLivenessBound(s string) (ttls, ns int64, err error) {
 	if err != nil || d <= 0 {
 		return 0, 0, bad
 	}
+	if d > faults.MaxSpan {
+		return 0, 0, fmt.Errorf("-liveness-bound %s is longer than %v, the longest span locksim takes", s, faults.MaxSpan)
+	}
 	return 0, int64(d), nil
+}
+
+// checked is the target and run options the flags describe, every flag
+// given checked first.
+func (s *scenarioFlags) checked(f *cmdFlags) (explore.Target, explore.Options, error) {
+	if err := checkGivenValues(f); err != nil {
+		return explore.Target{}, explore.Options{}, err
+	}
+	opt, err := s.runOptions()
+	if err != nil {
+		return explore.Target{}, opt, err
+	}
+	t, err := s.target(f)
+	return t, opt, err
 }
 
 // target builds and validates the target the flags describe.
@@ -136,7 +155,7 @@ func (s *scenarioFlags) target(f *cmdFlags) (explore.Target, error) {
 	if err := t.Validate(); err != nil {
 		return explore.Target{}, err
 	}
-	return t, nil
+	return t, t.CheckWorlds()
 }
 
 // withPlan is t running the -plan file's plan: no classes to draw from,
@@ -145,7 +164,7 @@ func (s *scenarioFlags) withPlan(f *cmdFlags, t explore.Target) (explore.Target,
 	if f.set("faults") || f.set("beyond") {
 		return t, fmt.Errorf("give -plan or -faults and -beyond, not both: a plan given is run as it is")
 	}
-	data, err := os.ReadFile(s.plan)
+	data, err := readInput(s.plan, "plan file", faults.MaxPlanBytes)
 	if err != nil {
 		return t, fmt.Errorf("-plan: %v", err)
 	}
@@ -252,7 +271,7 @@ func (c *configFlags) register(f *cmdFlags, base sim.Config) {
 // given explicitly applied on top, and the world fields the file names.
 func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, error) {
 	if c.file == "" {
-		return c.config, nil, nil
+		return c.config, nil, checkSlowLink(c.config)
 	}
 	cfg, named, err := readConfig(c.file, c.base)
 	if err != nil {
@@ -268,6 +287,9 @@ func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, 
 			setErr = over.Set(fl.Name, fl.Value.String())
 		}
 	})
+	if setErr == nil {
+		setErr = checkSlowLink(cfg)
+	}
 	return cfg, explore.WorldFieldsOfJSON(named), setErr
 }
 
@@ -275,9 +297,12 @@ func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, 
 // base's values; unknown fields and trailing data are errors. It also
 // returns the names of the fields the file gives.
 func readConfig(path string, base sim.Config) (sim.Config, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path, "config file", explore.MaxConfigBytes)
 	if err != nil {
-		return sim.Config{}, nil, fmt.Errorf("cannot read config file: %v", err)
+		return sim.Config{}, nil, err
+	}
+	if err := faults.CheckJSONObject(data, explore.MaxConfigBytes); err != nil {
+		return sim.Config{}, nil, fmt.Errorf("config file %s is not a valid scenario: %v", path, err)
 	}
 	cfg := base
 	dec := json.NewDecoder(bytes.NewReader(data))

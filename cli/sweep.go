@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,11 +92,7 @@ func (sf *sweepFlags) options(f *cmdFlags) (explore.Target, explore.SweepOptions
 	if err != nil {
 		return explore.Target{}, o, err
 	}
-	t, err := sf.sc.target(f)
-	if err != nil {
-		return t, o, err
-	}
-	run, err := sf.sc.runOptions()
+	t, run, err := sf.sc.checked(f)
 	if err != nil {
 		return t, o, err
 	}
@@ -111,9 +108,10 @@ func (sf *sweepFlags) options(f *cmdFlags) (explore.Target, explore.SweepOptions
 	if o.From, o.Count, err = seedsFrom(f, *sf.seeds, count); err != nil {
 		return t, o, err
 	}
+	if err := sf.checkCounts(o); err != nil {
+		return t, o, err
+	}
 	switch {
-	case *sf.parallel < 0:
-		return t, o, fmt.Errorf("-parallel %d is negative", *sf.parallel)
 	case *sf.resume && *sf.out == "":
 		return t, o, fmt.Errorf("-resume reads the sweep's journal in -out: give -out")
 	}
@@ -123,6 +121,14 @@ func (sf *sweepFlags) options(f *cmdFlags) (explore.Target, explore.SweepOptions
 		}
 	}
 	return t, o, nil
+}
+
+// checkCounts checks the sweep's numbers: its seeds, -parallel, -why-max.
+func (sf *sweepFlags) checkCounts(o explore.SweepOptions) error {
+	if *sf.whyMax < 0 {
+		return fmt.Errorf("-why-max %d is negative: give how many failing seeds -why attributes, or -why=false", *sf.whyMax)
+	}
+	return cmp.Or(checkSeeds(o.From, o.Count), checkParallel(*sf.parallel))
 }
 
 // prepareOut checks -out before the first seed and, with it, sets up the

@@ -42,7 +42,7 @@ func PlanGenWithin(classes []Class, s Shape, bd Bounds) *rapid.Generator[Plan] {
 			p.Zones = drawZones(t, s)
 		}
 		if a.permits(featThreads) && rapid.Bool().Draw(t, "threads") {
-			p.ThreadsPerHost = rapid.IntRange(2, 3).Draw(t, "threads_per_host")
+			p.ThreadsPerHost = rapid.IntRange(2, MaxDrawnThreadsPerHost).Draw(t, "threads_per_host")
 		}
 		if a.permits(featPoints) && (forced(br, featPoints) || rapid.Bool().Draw(t, "points")) {
 			p.Points = drawPoints(t, bd, br, p.Network.ExtraLatencyMax)

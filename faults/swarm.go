@@ -43,7 +43,7 @@ func SwarmWithin(seed uint64, classes []Class, s Shape, bd Bounds) Plan {
 	g.network(&p, on)
 	g.clocks(&p, on)
 	if on[featThreads] {
-		p.ThreadsPerHost = g.intIn(2, 3)
+		p.ThreadsPerHost = g.intIn(2, MaxDrawnThreadsPerHost)
 	}
 	if on[featPoints] {
 		p.Points = g.points(p.Network.ExtraLatencyMax)

@@ -28,14 +28,14 @@ func (p Plan) Validate(s Shape) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	if err := p.validateLimits(s); err != nil {
+		return err
+	}
 	if err := p.validateNetwork(); err != nil {
 		return err
 	}
 	if err := p.validateClocks(s); err != nil {
 		return err
-	}
-	if p.ThreadsPerHost < 0 {
-		return bad("threads_per_host", "%d must not be negative", p.ThreadsPerHost)
 	}
 	if err := p.validatePoints(); err != nil {
 		return err
@@ -152,6 +152,14 @@ func notNegative(field string, d time.Duration) error {
 	if d < 0 {
 		return bad(field, "%v must not be negative", d)
 	}
+	return notPastSpan(field, d)
+}
+
+// notPastSpan checks a duration against MaxSpan, either way.
+func notPastSpan(field string, d time.Duration) error {
+	if d > MaxSpan || d < -MaxSpan {
+		return bad(field, "%v is longer than %v, the longest span a plan may have", d, MaxSpan)
+	}
 	return nil
 }
 
@@ -159,7 +167,7 @@ func positive(field string, d time.Duration) error {
 	if d <= 0 {
 		return bad(field, "%v must be positive", d)
 	}
-	return nil
+	return notPastSpan(field, d)
 }
 
 // inRange checks an index into a list of n things called what.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/locksim/locksim/faults"
@@ -25,13 +26,33 @@ type clock struct {
 	offset   int64
 	driftPPM int64 // > -1e6: the clock never runs backwards between jumps
 	jumps    []jump
+	// sums[i] is the sum of the deltas of jumps[0..i]: local finds the
+	// jumps at or before t by binary search, not by adding them up.
+	sums []int64
 }
 
 type jump struct{ at, delta int64 }
 
+// addJump adds a jump, after those at or before at (in the order added):
+// at the end for a plan's jumps, which come sorted.
 func (c *clock) addJump(at, delta int64) {
-	c.jumps = append(c.jumps, jump{at, delta})
-	sort.SliceStable(c.jumps, func(i, j int) bool { return c.jumps[i].at < c.jumps[j].at })
+	i := c.jumpsUpTo(at)
+	c.jumps = slices.Insert(c.jumps, i, jump{at, delta})
+	c.sums = slices.Insert(c.sums, i, 0)
+	for ; i < len(c.sums); i++ {
+		c.sums[i] = c.jumps[i].delta
+		if i > 0 {
+			c.sums[i] += c.sums[i-1]
+		}
+	}
+}
+
+// jumpsUpTo is how many jumps are at or before true time t.
+func (c *clock) jumpsUpTo(t int64) int {
+	if n := len(c.jumps); n == 0 || c.jumps[n-1].at <= t {
+		return n // most clocks: no jumps, or none after t
+	}
+	return sort.Search(len(c.jumps), func(i int) bool { return c.jumps[i].at > t })
 }
 
 func (c *clock) driftAt(t int64) int64 { return faults.DriftAt(c.driftPPM, t) }
@@ -39,11 +60,8 @@ func (c *clock) driftAt(t int64) int64 { return faults.DriftAt(c.driftPPM, t) }
 // local is the reading at true time t.
 func (c *clock) local(t int64) reading {
 	l := reading(t + c.offset + c.driftAt(t))
-	for _, j := range c.jumps {
-		if j.at > t {
-			break
-		}
-		l += reading(j.delta)
+	if k := c.jumpsUpTo(t); k > 0 {
+		l += reading(c.sums[k-1])
 	}
 	return l
 }
@@ -56,7 +74,7 @@ func (c *clock) trueAt(x reading, from int64) int64 {
 		return from
 	}
 	segStart := from
-	for i := 0; i <= len(c.jumps); i++ {
+	for i := c.jumpsUpTo(from); i <= len(c.jumps); i++ {
 		// The last segment ends far past any run (73 years) but low enough that
 		// a clock running at twice true time (drift 1e6 ppm) does not overflow.
 		segEnd := int64(1 << 61)

@@ -124,12 +124,19 @@ func (c Config) Validate() error {
 		return bad("hosts", fmt.Sprintf("(%d) must be at most %d", c.Hosts, MaxHosts))
 	case c.ThreadsPerHost < 1:
 		return bad("threads_per_host", "must be at least 1")
+	case c.ThreadsPerHost > faults.MaxClients/c.Hosts:
+		return bad("threads_per_host", fmt.Sprintf("(%d) on %d hosts is more than %d client threads in all", c.ThreadsPerHost, c.Hosts, faults.MaxClients))
 	case c.Acquisitions < 0:
 		return bad("acquisitions", "must not be negative")
 	case c.TTL <= 0:
 		return bad("ttl", "must be positive")
 	case c.Duration <= 0:
 		return bad("duration", "must be positive")
+	case c.Duration > faults.MaxDuration:
+		return bad("duration", fmt.Sprintf("(%v) is longer than a run may last, %v", c.Duration, faults.MaxDuration))
+	case time.Duration(c.Hosts*c.ThreadsPerHost)*c.Duration > faults.MaxClientTime:
+		return bad("duration", fmt.Sprintf("(%v) with %d client threads is more than %v of client time (clients × duration)",
+			c.Duration, c.Hosts*c.ThreadsPerHost, faults.MaxClientTime))
 	case c.LatencyMin < 0:
 		return bad("latency_min", "must not be negative")
 	case c.LatencyMax < c.LatencyMin:
@@ -162,6 +169,31 @@ func (c Config) Validate() error {
 		return bad("slow_node", fmt.Sprintf("(%d) must name a node, 0..%d, or be -1 (every node)", c.SlowNode, c.Nodes-1))
 	case c.AppData != "" && c.AppData != AppDataKey && c.AppData != AppDataLockName:
 		return bad("app_data", fmt.Sprintf("%q is not %q or %q", c.AppData, AppDataKey, AppDataLockName))
+	}
+	return c.validateLimits()
+}
+
+// validateLimits reports the first duration or cap of c past its ceiling
+// (faults.MaxSpan, faults.MaxCap): sums of them must never overflow, and
+// a cap that high would let a runaway run go on for hours.
+func (c Config) validateLimits() error {
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"ttl", c.TTL}, {"latency_min", c.LatencyMin}, {"latency_max", c.LatencyMax}, {"latency_tail", c.LatencyTail},
+		{"rpc_timeout", c.RPCTimeout}, {"hold_min", c.HoldMin}, {"hold_max", c.HoldMax}, {"think_min", c.ThinkMin},
+		{"think_max", c.ThinkMax}, {"slow_extra", c.SlowExtra}} {
+		if d.v > faults.MaxSpan {
+			return &ConfigError{d.field, fmt.Sprintf("(%v) is longer than %v, the longest span a world may have", d.v, faults.MaxSpan)}
+		}
+	}
+	for _, n := range []struct {
+		field string
+		v     int64
+	}{{"max_events", c.MaxEvents}, {"max_steps_no_yield", c.MaxStepsNoYield}, {"max_calls_no_sleep", c.MaxCallsNoSleep}} {
+		if n.v > faults.MaxCap {
+			return &ConfigError{n.field, fmt.Sprintf("(%d) is more than %d", n.v, faults.MaxCap)}
+		}
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
@@ -112,6 +114,11 @@ func (w *world) longItemsAtEnd() {
 // reachable (see healedAt); one in which some round trips come back late
 // is a lossy one, reachable, and a variant that needs loss bounded says so
 // (explore's lossBreach counts late round trips as lost).
+//
+// It walks the instants at which reachability can change once, in order,
+// keeping the moves and partitions in force as it goes: O(n log n) in the
+// plan's events and the history's pauses, restarts and moves (times the
+// world's hosts and nodes), not the product of two of them.
 func (w *world) computeReach() {
 	w.hist.Reachable = true
 	end := w.hist.End
@@ -119,8 +126,10 @@ func (w *world) computeReach() {
 		return
 	}
 	u := w.obstacles()
-	replicas := w.placement(w.views[0], LockKey)
+	mv := newMoveWalk(w.hist.Moves, w.placement(w.views[0], LockKey))
+	cuts := w.newCutWalk(u.parts)
 	open := make([]int, len(w.clients)) // per client: index+1 of its open Reach, 0 none
+	hostOK := make([]bool, len(w.hosts))
 	for k, t := range u.points {
 		if t >= end {
 			break
@@ -129,15 +138,13 @@ func (w *world) computeReach() {
 		if k+1 < len(u.points) {
 			next = u.points[k+1]
 		}
-		changing := false
-		for _, mv := range w.hist.Moves {
-			if mv.Time <= t {
-				replicas = mv.Nodes
-				changing = changing || t < mv.Until
-			}
+		replicas, changing := mv.at(t)
+		cuts.at(t)
+		for h := range hostOK {
+			hostOK[h] = !changing && w.majorityFrom(u, cuts, h, replicas, t)
 		}
-		for c := range w.clients {
-			ok := !changing && w.reachesMajority(u, c, replicas, t)
+		for c, p := range w.clients {
+			ok := hostOK[p.host] && !u.paused[c].has(t)
 			switch {
 			case ok && open[c] > 0:
 				w.hist.Reach[open[c]-1].To = next
@@ -155,14 +162,30 @@ func (w *world) computeReach() {
 // window is a stretch [from, to) of true time.
 type window struct{ from, to int64 }
 
-// inWindow reports whether t is in one of ws.
-func inWindow(ws []window, t int64) bool {
+// cover is a union of windows: sorted, disjoint, none empty.
+type cover []window
+
+// newCover is the union of ws (which it sorts).
+func newCover(ws []window) cover {
+	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.from, b.from) })
+	var out cover
 	for _, x := range ws {
-		if x.from <= t && t < x.to {
-			return true
+		switch {
+		case x.from >= x.to:
+			continue // empty: holds no instant
+		case len(out) > 0 && x.from <= out[len(out)-1].to:
+			out[len(out)-1].to = max(out[len(out)-1].to, x.to)
+		default:
+			out = append(out, x)
 		}
 	}
-	return false
+	return out
+}
+
+// has reports whether t is in one of the cover's windows.
+func (c cover) has(t int64) bool {
+	i := sort.Search(len(c), func(i int) bool { return c[i].to > t })
+	return i < len(c) && c[i].from <= t
 }
 
 // obstacles are what keep clients from the key's nodes during a run, as
@@ -170,16 +193,18 @@ func inWindow(ws []window, t int64) bool {
 // plan's partitions, paused clients; and points, every instant at which
 // reachability can change (sorted, each once, from 0 to the run's end).
 type obstacles struct {
-	down, clog [64][]window // per node
-	parts      []int        // indexes of the plan's partitions
-	paused     [][]window   // per client
+	down, clog [64]cover // per node
+	parts      []int     // indexes of the plan's partitions
+	paused     []cover   // per client
 	points     []int64
 }
 
 // obstacles collects the run's obstacles from its plan and history.
 func (w *world) obstacles() *obstacles {
 	end := w.hist.End
-	u := &obstacles{paused: make([][]window, len(w.clients)), points: []int64{0}}
+	var down, clog [64][]window
+	paused := make([][]window, len(w.clients))
+	u := &obstacles{paused: make([]cover, len(w.clients)), points: []int64{0}}
 	span := func(at, d int64) window {
 		if d <= 0 {
 			return window{at, end} // for good
@@ -196,30 +221,36 @@ func (w *world) obstacles() *obstacles {
 		at, d := int64(e.At), int64(e.For)
 		switch e.Kind {
 		case faults.Crash:
-			add(&u.down[e.Node], span(at, d))
+			add(&down[e.Node], span(at, d))
 		case faults.Clog:
-			add(&u.clog[e.Node], span(at, d))
+			add(&clog[e.Node], span(at, d))
 		case faults.Partition:
 			u.parts = append(u.parts, i)
 			add(nil, span(at, d))
 		case faults.Pause:
-			if e.Point == "" && e.Client < len(u.paused) {
-				add(&u.paused[e.Client], span(at, d))
+			if e.Point == "" && e.Client < len(paused) {
+				add(&paused[e.Client], span(at, d))
 			}
 		}
 	}
 	for _, p := range w.hist.Pauses {
-		if p.Client < len(u.paused) {
-			add(&u.paused[p.Client], span(p.Time, p.For))
+		if p.Client < len(paused) {
+			add(&paused[p.Client], span(p.Time, p.For))
 		}
 	}
 	if w.quarantine {
 		for _, r := range w.hist.Restarts {
-			add(&u.down[r.Node], span(r.Time, int64(w.cfg.TTL))) // no lock writes
+			add(&down[r.Node], span(r.Time, int64(w.cfg.TTL))) // no lock writes
 		}
 	}
 	for _, mv := range w.hist.Moves {
 		add(nil, window{mv.Time, max(mv.Time, mv.Until)})
+	}
+	for n := range down {
+		u.down[n], u.clog[n] = newCover(down[n]), newCover(clog[n])
+	}
+	for c := range paused {
+		u.paused[c] = newCover(paused[c])
 	}
 	u.points = append(u.points, end)
 	slices.Sort(u.points)
@@ -227,35 +258,17 @@ func (w *world) obstacles() *obstacles {
 	return u
 }
 
-// reachesMajority reports whether client c, at true time t, is not paused
-// and a majority of replicas is up, takes lock writes, and can be reached
-// from its host both ways.
-func (w *world) reachesMajority(u *obstacles, c int, replicas []int, t int64) bool {
-	if inWindow(u.paused[c], t) || len(replicas) == 0 {
+// majorityFrom reports whether, at true time t, a majority of replicas is
+// up, takes lock writes, and can be reached from host both ways.
+func (w *world) majorityFrom(u *obstacles, cuts *cutWalk, host int, replicas []int, t int64) bool {
+	if len(replicas) == 0 {
 		return false
 	}
-	host := w.clients[c].host
 	up := 0
 	for _, n := range replicas {
-		if !inWindow(u.down[n], t) && !inWindow(u.clog[n], t) && !w.cutAt(u.parts, host, n, t) {
+		if !u.down[n].has(t) && !u.clog[n].has(t) && !cuts.cut(host, n) {
 			up++
 		}
 	}
 	return up > len(replicas)/2
-}
-
-// cutAt reports whether a partition among plan events parts, active at
-// true time t, cuts host from node in either direction.
-func (w *world) cutAt(parts []int, host, node int, t int64) bool {
-	for _, i := range parts {
-		e := &w.plan.Events[i]
-		if t < int64(e.At) || t >= int64(e.At+e.For) {
-			continue
-		}
-		inHost, inNode := slices.Contains(e.Hosts, host), slices.Contains(e.Nodes, node)
-		if inHost != inNode {
-			return true // one of them leaves the group: cut one way at least, and a call needs both
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,6 +142,9 @@ func DecodeReproFor(data []byte, v algorithm.Variant) (Repro, error) {
 }
 
 func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (Repro, error) {
+	if err := faults.CheckJSONObject(data, MaxReproBytes); err != nil {
+		return Repro{}, fmt.Errorf("repro: not a valid repro file: %v", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Repro
@@ -161,57 +165,66 @@ func decodeRepro(data []byte, lookup func(string) (algorithm.Variant, error)) (R
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}
 	r.variant = v
-	for _, c := range r.Classes {
-		if _, err := faults.ParseClasses(string(c)); err != nil {
-			return Repro{}, fmt.Errorf("repro: %v", err)
-		}
-	}
-	if err := r.Config.Validate(); err != nil {
+	if err := r.validate(); err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
-	}
-	for _, c := range r.Changes {
-		if !slices.Contains(EveryWorldChange, c) {
-			return Repro{}, fmt.Errorf("repro: unknown world change %q", c)
-		}
-	}
-	if r.Check != nil {
-		if err := r.Check.Validate(); err != nil {
-			return Repro{}, fmt.Errorf("repro: %v", err)
-		}
-	}
-	for _, f := range r.World {
-		if _, err := ParseWorld(string(f)); err != nil {
-			return Repro{}, fmt.Errorf("repro: world: %v", err)
-		}
-	}
-	if err := r.Schedule.validate(); err != nil {
-		return Repro{}, fmt.Errorf("repro: %v", err)
-	}
-	if r.PCT != nil {
-		if err := r.PCT.validate(); err != nil {
-			return Repro{}, fmt.Errorf("repro: %v", err)
-		}
-	}
-	if err := (Target{Variant: v, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
-		return Repro{}, fmt.Errorf("repro: beyond: %v", err)
-	}
-	cfg := r.Config.Under(r.Plan)
-	if err := r.Plan.Validate(Target{Config: cfg}.Shape()); err != nil {
-		return Repro{}, fmt.Errorf("repro: %v", err)
-	}
-	// A plan its classes could not have drawn was edited by hand: replaying
-	// it by seed would run something else, so say so instead of guessing.
-	if len(r.Classes) > 0 {
-		if err := faults.Allow(r.Classes...).Check(r.Plan); err != nil {
-			return Repro{}, fmt.Errorf("repro: %v", err)
-		}
 	}
 	return r, nil
 }
 
-// ReadRepro reads and decodes a repro file, its variant found by lookup.
+// validate reports the first part of a decoded repro that is not valid or
+// is past the limits: its classes, config, world changes, check options,
+// world, schedule, PCT, assumptions broken and plan.
+func (r Repro) validate() error {
+	for _, c := range r.Classes {
+		if _, err := faults.ParseClasses(string(c)); err != nil {
+			return err
+		}
+	}
+	if err := r.Config.Validate(); err != nil {
+		return err
+	}
+	for _, c := range r.Changes {
+		if !slices.Contains(EveryWorldChange, c) {
+			return fmt.Errorf("unknown world change %q", c)
+		}
+	}
+	if r.Check != nil {
+		if err := cmp.Or(r.Check.Validate(), checkLivenessBound(*r.Check)); err != nil {
+			return err
+		}
+	}
+	for _, f := range r.World {
+		if _, err := ParseWorld(string(f)); err != nil {
+			return fmt.Errorf("world: %v", err)
+		}
+	}
+	if err := cmp.Or(r.Schedule.validate(), checkScheduleLimits(r.Schedule)); err != nil {
+		return err
+	}
+	if r.PCT != nil {
+		if err := r.PCT.validate(); err != nil {
+			return err
+		}
+	}
+	if err := (Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
+		return fmt.Errorf("beyond: %v", err)
+	}
+	cfg := r.Config.Under(r.Plan)
+	if err := r.Plan.Validate(Target{Config: cfg}.Shape()); err != nil {
+		return err
+	}
+	// A plan its classes could not have drawn was edited by hand: replaying
+	// it by seed would run something else, so say so instead of guessing.
+	if len(r.Classes) > 0 {
+		return faults.Allow(r.Classes...).Check(r.Plan)
+	}
+	return nil
+}
+
+// ReadRepro reads and decodes a repro file, its variant found by lookup;
+// it reads at most MaxReproBytes of it.
 func ReadRepro(path string, lookup Lookup) (Repro, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path, "repro file", MaxReproBytes)
 	if err != nil {
 		return Repro{}, fmt.Errorf("repro: %v", err)
 	}

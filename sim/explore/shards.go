@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -192,17 +193,29 @@ func (s Shard) seedRange() string {
 func shardLabel(k, n int) string { return fmt.Sprintf("%d/%d", k, n) }
 
 // DecodeShards reads one or more sweep reports (sweep -json outputs) from
-// r, strictly: anything else (a repro file, a compare matrix) is refused.
-// name says where r comes from, in errors and in each Shard.
+// r, strictly: anything else (a repro file, a compare matrix, null, more
+// than MaxShardBytes) is refused. name says where r comes from, in errors
+// and in each Shard.
 func DecodeShards(name string, r io.Reader) ([]Shard, error) {
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(LimitReader(r, name, "sweep -json output", MaxShardBytes))
 	dec.DisallowUnknownFields()
 	var out []Shard
 	for {
-		var s SweepReport
-		err := dec.Decode(&s)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		var tooLarge *TooLargeError
+		if errors.As(err, &tooLarge) {
+			return nil, err
+		}
+		if err == nil {
+			err = faults.CheckJSONObject(raw, MaxShardBytes)
+		}
+		var s SweepReport
+		if err == nil {
+			err = decodeStrict(raw, &s)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s is not locksim sweep -json output: %v", name, err)
@@ -438,6 +451,11 @@ func (s Shard) check() (stopped bool, err error) {
 	if s.Seeds.Count < 0 {
 		return false, fmt.Errorf("%s: seed count %d is negative", s.Name, s.Seeds.Count)
 	}
+	if s.Seeds.Count > 0 {
+		if err := CheckSeeds(s.Seeds.From, s.Seeds.Count); err != nil {
+			return false, fmt.Errorf("%s: %v", s.Name, err)
+		}
+	}
 	o := s.Seeds.Options()
 	size := o.Len()
 	if s.Runs < 0 || s.Runs > size || s.Events < 0 {
@@ -465,4 +483,11 @@ func (s Shard) check() (stopped bool, err error) {
 		return false, fmt.Errorf("%s: ran %d of its %d seeds but did not stop at its first violation; is the output complete?", s.Name, s.Runs, size)
 	}
 	return true, nil
+}
+
+// decodeStrict decodes one JSON value into v: unknown fields are errors.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

@@ -260,10 +260,10 @@ func drawShape(r *rand.Rand, c *sim.Config, base sim.Config, has func(WorldField
 		c.Replication = rep[0] + r.IntN(max(hi-rep[0], 0)+1)
 	}
 	if has(WorldHosts) {
-		c.Hosts = 1 + r.IntN(4)
+		c.Hosts = 1 + r.IntN(maxWorldHosts)
 	}
 	if has(WorldThreads) {
-		c.ThreadsPerHost = 1 + r.IntN(3)
+		c.ThreadsPerHost = 1 + r.IntN(maxWorldThreads)
 	}
 }
 
@@ -332,6 +332,8 @@ func drawLatency(r *rand.Rand, c *sim.Config, lossMaxPPM int64) {
 const (
 	maxWorldNodes       = 7
 	maxWorldReplication = 5
+	maxWorldHosts       = 4 // hosts 1..4
+	maxWorldThreads     = 3 // threads per host 1..3
 )
 
 // DescribeWorld is the drawn fields of c, one phrase each: how a failure
