@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/internal/arch386"
 )
 
 // determinismSeeds is how many swarm seeds the determinism tests run.
@@ -141,36 +141,14 @@ func TestDeterminismFreshProcess(t *testing.T) {
 // word size for every hash and slice) give the same hashes: a seed's run
 // is the same on any machine, not only on this one's architecture.
 func TestDeterminismOn386(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds this package's tests for GOARCH=386")
-	}
-	if runtime.GOARCH == "386" {
-		t.Skip("this is the 386 build")
-	}
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH to build the 386 binary with")
-	}
-	bin := filepath.Join(t.TempDir(), "sim386.test")
-	build := exec.Command(gotool, "test", "-c", "-o", bin, ".")
-	build.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("GOARCH=386 go test -c: %v\n%s", err, out)
-	}
+	bin := arch386.TestBinary(t)
 	n := determinismSeeds()
-	cmd := exec.Command(bin, "-test.run=^TestDeterminismChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(n))
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if !errors.As(err, &exitErr) {
-			t.Skipf("this machine cannot run a 386 binary: %v", err)
-		}
-		t.Fatalf("the 386 binary: %v\n%s%s", err, out.String(), stderr.String())
+	out, err := arch386.Run(t, bin, []string{childEnv + "=" + strconv.Itoa(n)}, "-test.run=^TestDeterminismChild$", "-test.count=1")
+	if err != nil {
+		t.Fatalf("the 386 binary: %v\n%s", err, out)
 	}
 	other := map[uint64]uint64{}
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var seed, hash uint64
 		if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "hash %d %x", &seed, &hash); err == nil {
@@ -178,7 +156,7 @@ func TestDeterminismOn386(t *testing.T) {
 		}
 	}
 	if len(other) != n {
-		t.Fatalf("the 386 binary reported %d hashes, want %d:\n%s", len(other), n, out.String())
+		t.Fatalf("the 386 binary reported %d hashes, want %d:\n%s", len(other), n, out)
 	}
 	mismatches := 0
 	for i, h := range swarmHashes(t, n) {

@@ -3,16 +3,14 @@ package explore
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/locksim/locksim/internal/arch386"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -110,29 +108,9 @@ func TestBugsDocumentReplays(t *testing.T) {
 // replays to its recorded trace hash on a 32-bit build too (GOARCH=386):
 // this package's tests built for 386 run TestBugsDocumentReplays.
 func TestBugsDocumentReplaysOn386(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds this package's tests for GOARCH=386")
-	}
-	if runtime.GOARCH == "386" {
-		t.Skip("this is the 386 build")
-	}
-	gotool, err := exec.LookPath("go")
+	bin := arch386.TestBinary(t)
+	out, err := arch386.Run(t, bin, nil, "-test.run=^TestBugsDocumentReplays$", "-test.count=1", "-test.v")
 	if err != nil {
-		t.Skip("no go command on PATH to build the 386 binary with")
-	}
-	bin := filepath.Join(t.TempDir(), "explore386.test")
-	build := exec.Command(gotool, "test", "-c", "-o", bin, ".")
-	build.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("GOARCH=386 go test -c: %v\n%s", err, out)
-	}
-	run := exec.Command(bin, "-test.run=^TestBugsDocumentReplays$", "-test.count=1", "-test.v")
-	out, err := run.CombinedOutput()
-	var exitErr *exec.ExitError
-	switch {
-	case err != nil && !errors.As(err, &exitErr):
-		t.Skipf("this machine cannot run a 386 binary: %v", err)
-	case err != nil:
 		t.Fatalf("the repros of reports/BUGS.md do not replay the same on 386: %v\n%s", err, out)
 	}
 	t.Logf("on 386: %d repros replayed to their recorded hashes", bytes.Count(out, []byte("--- PASS: TestBugsDocumentReplays/")))
