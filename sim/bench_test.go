@@ -46,6 +46,7 @@ func pingScenario(rounds int, replies *int64) Scenario {
 	c.ThinkMin, c.ThinkMax = 0, 0
 	c.Duration = time.Duration(rounds)*2*pingLatency + pingLatency
 	c.MaxEvents = int64(rounds)*4 + 100
+	c.MaxCallsNoSleep = int64(rounds) + 1 // every round trip is one call of one Acquire
 	v := algorithm.Variant{Name: "ping", New: func() algorithm.Lock { return pingLock{replies} }}
 	return Scenario{Config: c, Variant: v, Seed: 1}
 }

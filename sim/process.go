@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
@@ -22,9 +25,16 @@ type process struct {
 	idx      int
 	host     int
 	name     string
-	lock     algorithm.Lock
-	workRand stream     // think and hold times
-	algoRand *rand.Rand // handed to the algorithm via Env.Rand
+	lock     algorithm.Lock // inner, as the workload calls it (ownLock)
+	inner    algorithm.Lock // the variant's
+	workRand stream         // think and hold times
+	algoRand *rand.Rand     // handed to the algorithm via Env.Rand
+
+	// others: at the last call, the process had more goroutines than
+	// carriers and the run's baseline (world.startedGoroutines). An Env
+	// call made while the process has the turn then walks the caller's
+	// stack (onCarrier): it may come from a goroutine of the algorithm.
+	others bool
 
 	c       *carrier // the coroutine that runs the process's body
 	started bool     // c has run it
@@ -87,7 +97,8 @@ func newProcess(w *world, idx, host int, name string, seed uint64) *process {
 		workRand: newStream(seed, streamWorkload+uint64(idx)),
 		algoRand: newAlgoStream(seed, streamAlgo+uint64(idx)),
 	}
-	p.lock = p.newLock()
+	p.inner = p.newLock()
+	p.lock = (*ownLock)(p)
 	p.servers = make([]algorithm.Server, len(w.nodes))
 	for i := range p.servers {
 		p.servers[i] = &serverStub{p: p, node: i}
@@ -108,23 +119,71 @@ type carrier struct {
 	stop  func()
 	p     *process // the process it runs now
 	ended bool     // p's body has returned: the carrier waits for the next
+	// turn is the process whose body has the turn: set by resume while the
+	// loop waits for the coroutine, cleared when the coroutine hands the
+	// turn back, and lostTurn once a goroutine of the algorithm handed it
+	// back in the coroutine's place (process.misused): such a carrier is
+	// never resumed, stopped or kept again.
+	turn atomic.Pointer[process]
 }
+
+// lostTurn marks a carrier whose turn a goroutine of the algorithm took.
+var lostTurn = new(process)
 
 func newCarrier() *carrier {
 	c := &carrier{}
-	c.next, c.stop = iter.Pull(c.loop)
+	next, stop := iter.Pull(c.loop)
+	liveCarriers.Add(1)
+	c.next = next
+	c.stop = func() {
+		if c.next != nil {
+			stop()
+			c.next = nil
+			liveCarriers.Add(-1)
+		}
+	}
 	return c
 }
+
+// liveCarriers counts the carriers' coroutines not stopped yet: the
+// goroutines of every run's clients, in this process (lost ones too).
+var liveCarriers atomic.Int64
+
+// othersNow is how many goroutines the process has that are not carriers:
+// the count of a run's own goroutines moves when its algorithm starts
+// one, not when other runs of the process start or stop their clients.
+func othersNow() int64 { return int64(runtime.NumGoroutine()) - liveCarriers.Load() }
 
 func (c *carrier) loop(yield func(struct{}) bool) {
 	for {
 		c.p.body(yield)
 		c.ended = true
-		if !yield(struct{}{}) {
+		if !c.handBack(yield) {
 			return
 		}
 	}
 }
+
+// resume switches to the coroutine until it hands the turn back; false
+// when it ended for good (stopped) or lost its turn.
+func (c *carrier) resume() bool {
+	c.turn.Store(c.p)
+	_, ok := c.next()
+	return ok && !c.lost()
+}
+
+// handBack gives the loop its turn back, from the coroutine, and returns
+// what yield does. A coroutine whose turn was taken (lost) must never touch
+// the world again: it waits forever.
+func (c *carrier) handBack(yield func(struct{}) bool) bool {
+	if !c.turn.CompareAndSwap(c.p, nil) {
+		select {}
+	}
+	return yield(struct{}{})
+}
+
+// lost reports whether a goroutine of the algorithm took the carrier's turn.
+func (c *carrier) lost() bool { return c.turn.Load() == lostTurn }
 
 // carrier is a carrier for a new process: one the Buffers kept, or new.
 func (w *world) carrier() *carrier {
@@ -152,33 +211,109 @@ func (p *process) newLock() (l algorithm.Lock) {
 // into a finding; the harness never crashes on a bad algorithm.
 func (p *process) body(yield func(struct{}) bool) {
 	p.yield = yield
+	returned := false
 	defer func() {
 		r := recover()
+		if p.c.lost() {
+			select {} // the run went on without this coroutine: touch nothing
+		}
 		if r != nil && p.w.inEvents {
 			panic(r) // a simulator bug in an event handler: not the client's
 		}
-		switch r.(type) {
-		case nil, killedSignal:
-		case misuseSignal:
-			p.w.abort = p.w.misuse.Load()
-			p.w.abort.Time = p.w.now
-		case endlessCallsSignal:
-			op := "Acquire"
-			if p.openOp == model.ReleaseCall {
-				op = "Release"
-			}
-			p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
-				Detail: fmt.Sprintf("%s made %d server calls in one %s without sleeping or returning, by %s: virtual time passed, but the client had no event (an endless loop of calls?)",
-					p.name, p.calls-1, op, fmtTime(p.w.now))}
-		case livelockSignal:
-			p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
-				Detail: fmt.Sprintf("%s made %d calls without waiting for anything (an endless loop?)", p.name, p.w.cfg.MaxStepsNoYield)}
-		default:
-			p.w.abort = &model.Abort{Kind: model.Panic, Client: p.idx, Time: p.w.now,
-				Detail: fmt.Sprintf("%s panicked: %v\n%s", p.name, r, debug.Stack())}
+		if r == nil && !returned {
+			p.goexited()
 		}
+		p.unwound(r)
 	}()
 	p.workload()
+	returned = true
+}
+
+// unwound records what ended the body, if it was a finding: recovered
+// from client code (nil: it returned, or was killed).
+func (p *process) unwound(r any) {
+	switch r.(type) {
+	case nil, killedSignal:
+	case misuseSignal:
+		p.w.abort = p.w.misuse.Load()
+		p.w.abort.Time = p.w.now
+	case endlessCallsSignal:
+		op := "Acquire"
+		if p.openOp == model.ReleaseCall {
+			op = "Release"
+		}
+		p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
+			Detail: fmt.Sprintf("%s made %d server calls in one %s without sleeping or returning, by %s: virtual time passed, but the client had no event (an endless loop of calls?)",
+				p.name, p.calls-1, op, fmtTime(p.w.now))}
+	case livelockSignal:
+		p.w.abort = &model.Abort{Kind: model.Livelock, Client: p.idx, Time: p.w.now,
+			Detail: fmt.Sprintf("%s made %d calls without waiting for anything (an endless loop?)", p.name, p.w.cfg.MaxStepsNoYield)}
+	default:
+		p.w.abort = &model.Abort{Kind: model.Panic, Client: p.idx, Time: p.w.now,
+			Detail: fmt.Sprintf("%s panicked: %v\n%s", p.name, r, debug.Stack())}
+	}
+}
+
+// goexited: the algorithm called runtime.Goexit on the client's goroutine.
+// Run to its end, the Goexit would end the goroutine running the
+// simulation too (iter.Pull passes it on to whoever resumed the
+// coroutine), so the run ends here with a panic finding, and the
+// coroutine, in the middle of its Goexit, hands the turn back and is never
+// resumed: its carrier is lost.
+func (p *process) goexited() {
+	if p.w.abort == nil {
+		p.w.abort = &model.Abort{Kind: model.Panic, Client: p.idx, Time: p.w.now,
+			Detail: fmt.Sprintf("%s called runtime.Goexit in %s: Acquire and Release must return (or panic), never end their goroutine", p.name, opName(p.openOp))}
+	}
+	p.c.turn.Store(lostTurn)
+	p.yield(struct{}{})
+	select {}
+}
+
+// opName is the lock operation op in words.
+func opName(op model.Kind) string {
+	if op == model.ReleaseCall {
+		return "Release"
+	}
+	return "Acquire"
+}
+
+// during says which lock operation the client was in, if any.
+func during(op model.Kind) string {
+	if op == 0 {
+		return ""
+	}
+	return ", during " + opName(op)
+}
+
+// ownLock is the process's lock as the workload calls it: when the
+// variant's code returns, the turn must still be its client's (see back).
+type ownLock process
+
+func (o *ownLock) Acquire(env algorithm.Env, key string) algorithm.Grant {
+	p := (*process)(o)
+	g := p.inner.Acquire(env, key)
+	p.back()
+	return g
+}
+
+func (o *ownLock) Release(env algorithm.Env, key string, g algorithm.Grant) {
+	p := (*process)(o)
+	p.inner.Release(env, key, g)
+	p.back()
+}
+
+// back checks, as the algorithm's code returns to the simulator's, that
+// the run may go on: not when a goroutine of the algorithm misused the
+// Env meanwhile (the run ends with it, before anything more is recorded),
+// and never on a coroutine whose turn was taken.
+func (p *process) back() {
+	if p.c.lost() {
+		select {}
+	}
+	if p.w.misuse.Load() != nil {
+		panic(misuseSignal{})
+	}
 }
 
 // block waits until an event wakes the process. Meanwhile the process's
@@ -191,6 +326,15 @@ func (p *process) block() {
 	if p.killed {
 		panic(killedSignal{})
 	}
+	if p.others {
+		// The client waits: what the lock's own goroutines do meanwhile
+		// happens now, before time moves on. One that calls the Env takes
+		// this coroutine's turn (misused), and this one must stop here.
+		letRun(p.w)
+		if p.c.lost() {
+			select {}
+		}
+	}
 	if p.w.misuse.Load() != nil {
 		panic(misuseSignal{})
 	}
@@ -199,7 +343,7 @@ func (p *process) block() {
 		return
 	}
 	p.w.handoff = next
-	if !p.yield(struct{}{}) || p.killed {
+	if !p.c.handBack(p.yield) || p.killed {
 		panic(killedSignal{})
 	}
 }
@@ -224,10 +368,13 @@ func (p *process) run() {
 	}
 	p.w.onCPU = p
 	p.started = true
-	_, ok := p.c.next()
+	ok := p.c.resume()
 	p.w.onCPU = nil
 	if !ok || p.c.ended {
 		p.done = true
+	}
+	if p.c.lost() {
+		p.w.endOnMisuse()
 	}
 }
 
@@ -260,7 +407,7 @@ func (p *process) kill() {
 	p.killed = true
 	if p.started && !p.done {
 		p.w.onCPU = p
-		p.c.next()
+		p.c.resume()
 		p.w.onCPU = nil
 	}
 	p.done = true
@@ -268,11 +415,17 @@ func (p *process) kill() {
 
 // step counts an env call; a process that never yields is a livelock finding.
 func (p *process) step() {
-	if p.w.onCPU != p {
+	// Whether the algorithm may have goroutines of its own is asked once
+	// a call: block, which always follows a step, reads the answer here.
+	p.others = p.w.startedGoroutines()
+	if p.w.onCPU != p || p.others && !onCarrier() {
 		p.misused()
 	}
 	if p.killed {
 		panic(killedSignal{})
+	}
+	if p.w.misuse.Load() != nil {
+		panic(misuseSignal{}) // a goroutine of the algorithm misused the Env: the run ends
 	}
 	p.steps++
 	if p.steps > p.w.cfg.MaxStepsNoYield {
@@ -280,16 +433,72 @@ func (p *process) step() {
 	}
 }
 
+// carrierLoop is where every coroutine's stack starts (below iter.Pull's
+// own frames): a goroutine whose stack has no carrier.loop is not one.
+var carrierLoop uintptr
+
+func init() { carrierLoop = reflect.ValueOf((*carrier).loop).Pointer() }
+
+// onCarrier reports whether the calling goroutine is a carrier's coroutine.
+func onCarrier() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(1, pcs)
+		if n < len(pcs) {
+			pcs = pcs[:n]
+			break
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+	for i := len(pcs) - 1; i >= 0; i-- { // the loop is near the bottom
+		if f := runtime.FuncForPC(pcs[i] - 1); f != nil && f.Entry() == carrierLoop {
+			return true
+		}
+	}
+	return false
+}
+
 // misused is an Env call from a goroutine the algorithm started: the
 // simulator runs one client at a time, so such a call would race with it.
-// The first is recorded (the run ends with a Misuse finding) and the
-// calling goroutine exits, running its deferred calls, before it touches
-// the world. A goroutine that calls while its client's own runs is not
-// seen here: isolated workers turn what it does into a crash or hang.
+// The first is recorded, and the run ends with a Misuse finding; the
+// calling goroutine never returns to the algorithm. When it called while
+// its client's coroutine had the turn (that coroutine runs, or waits in
+// the algorithm's code, for this very goroutine perhaps), it takes the
+// coroutine's place and hands the loop its turn back, so the run ends now
+// whatever the coroutine waits for; that carrier is lost (never resumed).
+// Otherwise it exits (running its deferred calls), and the run ends at
+// the next event or Env call.
 func (p *process) misused() {
 	p.w.misuse.CompareAndSwap(nil, &model.Abort{Kind: model.Misuse, Client: p.idx,
-		Detail: fmt.Sprintf("%s's algorithm called its Env from a goroutine of its own; every Env and Server call must come from the goroutine that runs Acquire or Release", p.name)})
+		Detail: fmt.Sprintf("%s's lock called %s from a goroutine it started%s; every Env and Server call must come from the goroutine that runs Acquire or Release",
+			p.name, misusedCall(), during(p.openOp))})
+	if p.c.turn.CompareAndSwap(p, lostTurn) {
+		p.yield(struct{}{})
+		select {} // never resumed
+	}
+	if p.c.lost() {
+		select {} // the coroutine whose turn was taken, or another goroutine: touch nothing
+	}
 	runtime.Goexit()
+}
+
+// misusedCall names the Env or Server method a misused() call came from.
+func misusedCall() string {
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		name := f.Function[strings.LastIndexByte(f.Function, '.')+1:]
+		switch {
+		case strings.Contains(f.Function, "(*serverStub)."):
+			return "Server." + name
+		case strings.Contains(f.Function, "(*process).") && name != "" && name[0] >= 'A' && name[0] <= 'Z':
+			return "Env." + name
+		}
+		if !more {
+			return "its Env"
+		}
+	}
 }
 
 // rpc sends a request to node ni and blocks until its reply or timeout. The

@@ -72,13 +72,21 @@ type world struct {
 	handoff  *process
 	inEvents bool
 	// onCPU is the process whose coroutine runs now (nil: loop runs).
-	// An Env call made while another runs came from a goroutine of the
-	// algorithm's own; that goroutine records misuse and exits (see
-	// process.misused), and the run ends with a Misuse finding.
+	// An Env call made while another runs, or while this one runs but not
+	// from its coroutine (process.step), came from a goroutine of the
+	// algorithm's own; that goroutine records misuse (see process.misused),
+	// and the run ends with a Misuse finding.
 	onCPU  *process
 	misuse atomic.Pointer[model.Abort]
-	// goroutines is how many the process had once the clients were made.
-	goroutines int
+	// others is the fewest goroutines besides carriers the process had
+	// since the clients were made (othersNow): more now, and the
+	// algorithm may have started one (see startedGoroutines). A count is
+	// cheap (a monotonic count of goroutines made costs 30 times more, on
+	// every call); its blind spot is a goroutine elsewhere in the process
+	// that ends just as the lock starts one: that one's Env calls are then
+	// taken for its client's. In a worker process nothing else starts or
+	// ends goroutines while a seed runs.
+	others atomic.Int64
 	// carriers are the Buffers' idle carriers, for the clients to take.
 	carriers []*carrier
 
@@ -171,7 +179,7 @@ func newWorld(s Scenario) (*world, error) {
 		}
 	}
 	w.eventCap = cfg.EventCap(len(w.clients))
-	w.goroutines = runtime.NumGoroutine()
+	w.others.Store(othersNow())
 	for i := range w.clients {
 		start := w.between(Choice{Kind: ChoiceStart, Client: i, Node: -1}, 0, int64(cfg.ThinkMax))
 		w.q.push(start, evStart, int32(i), 0)
@@ -207,7 +215,7 @@ func (w *world) runEvents() *process {
 	w.inEvents = true
 	// The queue cannot run empty first: the evEnd event newWorld queued stays
 	// queued until it ends the run.
-	for !w.ended && w.abort == nil {
+	for !w.ended && w.abort == nil && w.misuse.Load() == nil {
 		e := w.q.pop()
 		if e.at != w.now {
 			w.now, w.atInstant = e.at, 0
@@ -269,21 +277,13 @@ func (w *world) capReached() *model.Abort {
 
 // finish stops every client and records what the checkers need from the end state.
 func (w *world) finish() {
-	// Goroutines the algorithm started get a chance to run, and a misuse
-	// of the Env by one of them is seen while the run can still report
-	// it (on one P, nothing else would run them before the run ends). This
-	// decides nothing about the run: its events are over. Only when there
-	// are more goroutines than when the clients were made: a yield wakes
-	// another thread, which cost a sixth of a short run's CPU. Other runs
-	// in the process move the count too; a goroutine of the algorithm
-	// that slips by is as unseen as it would be on another P.
-	if runtime.NumGoroutine() > w.goroutines {
-		runtime.Gosched()
+	// Goroutines the algorithm started get a last chance to run, and a
+	// misuse of the Env by one of them is seen while the run can still
+	// report it. This decides nothing about the run: its events are over.
+	if w.startedGoroutines() {
+		letRun(w)
 	}
-	if a := w.misuse.Load(); a != nil && w.abort == nil {
-		w.abort = a
-		a.Time = w.now
-	}
+	w.endOnMisuse()
 	if w.abort != nil {
 		w.hist.Abort = w.abort
 		w.hist.End = w.now
@@ -293,11 +293,54 @@ func (w *world) finish() {
 			w.record(p, model.Event{Kind: model.ClientStop, Reason: "run ended during " + p.openOp.String()})
 		}
 		p.kill()
+		if p.c.lost() {
+			// Its coroutine and the goroutine that took its turn wait
+			// forever: the carrier is never resumed, stopped or kept.
+			p.c = newCarrier()
+		}
 	}
 	w.hist.FinalValue = w.resource.value
 	w.hist.Leftovers = w.leftovers()
 	w.longItemsAtEnd()
 	w.computeReach()
+}
+
+// startedGoroutines reports whether the process has more goroutines
+// besides carriers than it had at the fewest since the clients were made:
+// the algorithm may have started one (or another run of the process did,
+// which costs a yield, never a wrong verdict). A goroutine of an earlier
+// run that exits meanwhile lowers the baseline, so it cannot hide one.
+func (w *world) startedGoroutines() bool {
+	n := othersNow()
+	if base := w.others.Load(); n > base {
+		return true
+	} else if n < base {
+		w.others.Store(n)
+	}
+	return false
+}
+
+// letRun gives the goroutines the algorithm started the processor, so
+// that one about to misuse the Env does it now, at this point of the run,
+// not whenever the Go scheduler gets to it (on one P, as in a worker,
+// nothing else would run it before the run goes on or ends). More than
+// one yield: the scheduler may run the caller again first, for fairness.
+// On more Ps, a goroutine of the algorithm running on another may still
+// call later. Only when startedGoroutines: a yield wakes another thread,
+// which costs a sixth of a short run's CPU.
+func letRun(w *world) {
+	for i := 0; i < 3 && w.misuse.Load() == nil; i++ {
+		runtime.Gosched()
+	}
+}
+
+// endOnMisuse ends the run with the misuse a goroutine of the algorithm
+// recorded, if one did and nothing ended the run first.
+func (w *world) endOnMisuse() {
+	if a := w.misuse.Load(); a != nil && w.abort == nil {
+		w.abort = a
+		a.Time = w.now
+	}
 }
 
 // writeAppData stores the application's data before the run, as host h0
