@@ -69,7 +69,14 @@ func badInputCases() []badCase {
 	var cs []badCase
 	for _, cmd := range []string{"run", "sweep", "replay"} {
 		cs = append(cs, scenarioCases(cmd)...)
-		cs = append(cs, isolationCases(cmd)...)
+	}
+	for _, cmd := range []string{"run", "sweep", "replay", "compare", "explore", "minimize"} {
+		for _, c := range isolationCases(cmd) {
+			if cmd == "minimize" { // which takes the file first
+				c.args = append([]string{cmd, "repro.json"}, c.args[1:]...)
+			}
+			cs = append(cs, c)
+		}
 	}
 	for _, cmd := range []string{"explore", "compare"} {
 		cs = append(cs, worldCases(cmd)...)
@@ -183,6 +190,7 @@ func isolationCases(cmd string) []badCase {
 	cs := flagCases(cmd, "hang-after", "", "0s", "-1s")
 	cs = append(cs, flagCases(cmd, "hang-after", "invalid value", "later")...)
 	cs = append(cs, flagCases(cmd, "memory-limit", "-memory-limit", "", "lots", "1MiB", "-5MiB", "512")...)
+	cs = append(cs, badCase{[]string{cmd, "-isolate=false", "-memory-limit", "lots"}, "-memory-limit"})
 	return append(cs, boolCases(cmd, "isolate", "sometimes")...)
 }
 
@@ -256,7 +264,6 @@ func exploreCases() []badCase {
 	cs := flagCases("explore", "max-faults", "", "-1", "7", "1000000", "few")
 	cs = append(cs, flagCases("explore", "max-schedules", "", "0", "-1", "lots")...)
 	cs = append(cs, flagCases("explore", "parallel", "", "-1", "1025", "all")...)
-	cs = append(cs, flagCases("explore", "hang-after", "", "0s", "-1s", "later")...)
 	cs = append(cs, flagCases("explore", "faults", "", "", "weather", "loss,,crash")...)
 	cs = append(cs, flagCases("explore", "beyond", "", "", "gravity")...)
 	cs = append(cs, flagCases("explore", "world", "", "", "all", "nodes")...)

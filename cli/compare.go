@@ -99,6 +99,8 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	f.StringVar(&out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
 	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, each failing cell's timeline and porcupine pages) to FILE")
 	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html (default: none, only what -md and -html name)")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	switch {
 	case done:
@@ -116,6 +118,9 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 		return f.fail(stderr, err)
 	}
 	opts.CostSeeds, opts.Parallel, opts.Minimize, opts.Exhaust = *costs, *parallel, *minimize, *exhaust
+	if opts.Isolate, err = isoFlags.isolation(); err != nil {
+		return f.fail(stderr, err)
+	}
 	if *exhaust < 0 || *exhaust > 4 {
 		return f.fail(stderr, fmt.Errorf("-exhaust %d is not between 0 and 4", *exhaust))
 	}

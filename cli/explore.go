@@ -68,12 +68,14 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	parallel := f.Int("parallel", 0, "workers (0: every core)")
 	out := f.String("out", defaultReproDir, "directory for the counterexample's repro file")
 	trace := f.Bool("trace", false, "print the counterexample's full timeline")
-	hangAfter := f.Duration("hang-after", explore.DefaultHangAfter, "wall-clock time one schedule's run may take before it counts as a hang (a lock that loops without calling its Env)")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	if *hangAfter <= 0 {
-		return f.fail(stderr, fmt.Errorf("-hang-after %s is not a positive duration", *hangAfter))
+	iso, err := isoFlags.isolation()
+	if err != nil {
+		return f.fail(stderr, err)
 	}
 	if err := checkExploreInput(f, *parallel, *out); err != nil {
 		return f.fail(stderr, err)
@@ -95,7 +97,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	o.Parallel, o.Strict, o.KeepGoing, o.HangAfter = *parallel, *strict, *keepGoing, *hangAfter
+	o.Parallel, o.Strict, o.KeepGoing, o.HangAfter, o.Isolate = *parallel, *strict, *keepGoing, isoFlags.budget(), iso
 	o.Check.SkipLiveness = *safetyOnly
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Unlike a sweep's, an exploration's live heap is large (a level of

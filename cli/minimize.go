@@ -29,6 +29,8 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	maxRuns := f.Int("max-runs", 2000, "bound on the scenarios tried")
 	out := f.String("out", "", "directory for the minimal repro (default: FILE's directory)")
 	trace := f.Bool("trace", false, "print the minimal run's full timeline")
+	var isoFlags isolationFlags
+	isoFlags.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	if done {
 		return code
@@ -37,6 +39,10 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 		return f.fail(stderr, fmt.Errorf("give exactly one repro file to minimise"))
 	}
 	if err := checkMinimizeInput(f, pos[0], *out, *maxRuns); err != nil {
+		return f.fail(stderr, err)
+	}
+	iso, err := isoFlags.isolation()
+	if err != nil {
 		return f.fail(stderr, err)
 	}
 	r, err := explore.ReadRepro(pos[0], variants.Lookup)
@@ -50,7 +56,7 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if k.IsProcessDeath() {
+	if k.IsProcessDeath() && iso == nil {
 		return f.fail(stderr, fmt.Errorf("cannot minimise a %s finding: minimize runs its candidates in this process, which the %s would take down; replay %s shows it in a worker", k, k, pos[0]))
 	}
 	t := r.Target()
@@ -58,7 +64,10 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	describeTarget(stdout, t)
 	fmt.Fprintf(stdout, "seed:    %d\nkeeping: %s\n", r.Seed, k)
 
-	res, err := explore.Minimize(t, r.Seed, r.Plan, k, *maxRuns)
+	res, err := explore.MinimizeWith(t, r.Seed, r.Plan, k, explore.MinimizeOptions{MaxRuns: *maxRuns, Isolate: iso})
+	if code, ok := minimizeFinding(stdout, t.Variant.Name, pos[0], err); ok {
+		return code
+	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}

@@ -74,6 +74,7 @@ type settings struct {
 	seeds     int
 	config    *sim.Config
 	inProcess bool
+	iso       explore.Isolation // budgets of the workers
 	err       error
 	// CheckRedis's
 	name         string
@@ -104,6 +105,14 @@ func Config(c sim.Config) Option { return func(s *settings) { s.config = &c } }
 // but a lock that spins or crashes takes the test binary with it.
 func InProcess() Option { return func(s *settings) { s.inProcess = true } }
 
+// HangAfter is how long a seed may run in its worker process before it is
+// a hang finding (explore.DefaultHangAfter by default).
+func HangAfter(d time.Duration) Option { return func(s *settings) { s.iso.HangAfter = d } }
+
+// MemoryLimit is the heap in bytes a worker process may hold before its
+// seed is a memory finding (explore.DefaultMemoryLimit by default).
+func MemoryLimit(bytes int64) Option { return func(s *settings) { s.iso.MemoryLimit = bytes } }
+
 // Check sweeps v and fails t on the first bug: a property v promises,
 // broken inside its envelope. See the package documentation.
 func Check(t *testing.T, v algorithm.Variant, opts ...Option) {
@@ -128,7 +137,8 @@ func Check(t *testing.T, v algorithm.Variant, opts ...Option) {
 	}
 	var iso *explore.Isolation
 	if !s.inProcess {
-		iso = &explore.Isolation{Command: explore.TestWorkerCommand(t.Name())}
+		iso = &s.iso
+		iso.Command = explore.TestWorkerCommand(t.Name())
 	}
 	checkTarget(t, target, s, iso)
 }
@@ -145,7 +155,7 @@ func checkTarget(t *testing.T, target explore.Target, s settings, iso *explore.I
 		if err != nil {
 			t.Fatal(err)
 		}
-		report(t, target, o, fmt.Sprintf("seed %d", o.Seed), "")
+		reportWith(t, target, o, fmt.Sprintf("seed %d", o.Seed), "", iso)
 	default:
 		replayKept(t, target, iso)
 		sweep(t, target, s, iso)
@@ -183,7 +193,7 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 			f = o
 		}
 	}
-	report(t, target, f, fmt.Sprintf("seed %d, the first failing seed of a sweep of %d", f.Seed, n), "")
+	reportWith(t, target, f, fmt.Sprintf("seed %d, the first failing seed of a sweep of %d", f.Seed, n), "", iso)
 }
 
 // runOne runs one seed with its history, in a worker unless iso is nil.
@@ -235,19 +245,20 @@ func replayFile(t *testing.T, target explore.Target, path string, iso *explore.I
 // was replayed from, if any: it is not written again.
 func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept string) {
 	t.Helper()
+	reportWith(t, target, o, which, kept, nil)
+}
+
+// reportWith is report, minimising in worker processes unless iso is nil.
+func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, kept string, iso *explore.Isolation) {
+	t.Helper()
 	if !o.Failed() {
 		t.Logf("locksim: %s: %s", which, o)
 		return
 	}
 	seed, minimized := o.Seed, false
 	if kept == "" && *minimizeFlag && !workerKind(o) && o.Schedule == nil {
-		if m, err := explore.Minimize(target, o.Seed, o.Plan, o.Findings[0].Kind, minimizeRuns); err == nil {
-			opt := explore.DefaultOptions()
-			opt.Keep = true
-			if again, err := explore.RunPlan(m.Target, o.Seed, m.Outcome.Plan, opt); err == nil && again.Failed() {
-				which += fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs)
-				target, o, minimized = m.Target, again, true
-			}
+		if mt, mo, how, ok := minimizeFound(target, o, iso); ok {
+			target, o, minimized, which = mt, mo, true, which+how
 		}
 	}
 	var b bytes.Buffer
@@ -305,6 +316,24 @@ func report(t *testing.T, target explore.Target, o explore.Outcome, which, kept 
 		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, seed)
 	}
 	t.Fatal(strings.TrimRight(b.String(), "\n"))
+}
+
+// minimizeFound shrinks a failure found (its candidates in worker
+// processes unless iso is nil), and returns the minimal run with its
+// history, in its target, and how much it shrank; false if it did not.
+func minimizeFound(target explore.Target, o explore.Outcome, iso *explore.Isolation) (explore.Target, explore.Outcome, string, bool) {
+	mo := explore.MinimizeOptions{MaxRuns: minimizeRuns, Isolate: iso}
+	m, err := explore.MinimizeWith(target, o.Seed, o.Plan, o.Findings[0].Kind, mo)
+	if err != nil {
+		return target, o, "", false
+	}
+	opt := explore.DefaultOptions()
+	opt.Keep = true
+	again, err := explore.RunPlan(m.Target, o.Seed, m.Outcome.Plan, opt)
+	if err != nil || !again.Failed() {
+		return target, o, "", false
+	}
+	return m.Target, again, fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs), true
 }
 
 // writePage writes o's timeline page to path, and porcupine's beside it.

@@ -95,7 +95,8 @@ func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Optio
 	}
 	var iso *explore.Isolation
 	if !s.inProcess {
-		iso = &explore.Isolation{Command: explore.TestWorkerCommand(t.Name())}
+		iso = &s.iso
+		iso.Command = explore.TestWorkerCommand(t.Name())
 	}
 	checkTarget(t, target, s, iso)
 }

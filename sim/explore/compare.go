@@ -49,6 +49,12 @@ type CompareOptions struct {
 	// OnCell, if set, sees every cell once it is complete (minimised too),
 	// in row-major matrix order, on the goroutine that called Compare.
 	OnCell func(CellResult)
+	// Isolate, when set, runs every seed (and schedule, and minimisation's
+	// candidate) in worker processes, as a sweep does (Isolation): a
+	// variant that crashes, hangs, exhausts memory or misuses the Env
+	// fails the seed with that finding (an abort, A, in the matrix), and
+	// the comparison goes on. One pool of workers serves every cell.
+	Isolate *Isolation
 }
 
 // CellResult is one finished cell with what a report needs beyond the
@@ -76,6 +82,13 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 		return reports.Matrix{}, err
 	}
 	m := reports.Matrix{Seeds: opts.Seeds, Classes: opts.Classes}
+	if opts.Isolate != nil {
+		pool, other, err := opts.contain()
+		if err != nil || other {
+			return m, err
+		}
+		defer pool.close()
+	}
 	if opts.CostSeeds > 0 {
 		m.CostSeeds, m.Assumptions = opts.CostSeeds, costColumns(opts.Variants)
 	}
@@ -99,10 +112,38 @@ func Compare(opts CompareOptions) (reports.Matrix, error) {
 	return m, nil
 }
 
+// contain gives opts.Isolate the pool of workers every cell shares, whose
+// workers serve any of the variants (familyKey); other: this process is a
+// worker for another call.
+func (o *CompareOptions) contain() (*workerPool, bool, error) {
+	if err := o.Isolate.validate(); err != nil {
+		return nil, false, err
+	}
+	key := familyKey(o.Variants, nil)
+	if serveFamily(key, o.Variants, nil) {
+		return nil, true, nil
+	}
+	iso := *o.Isolate
+	iso.pool = newPool(iso, key)
+	o.Isolate = &iso
+	return iso.pool, false, nil
+}
+
+// isolation is opts.Isolate for one sweep whose metrics the caller pools
+// (sink: nil for none).
+func (o CompareOptions) isolation(sink *metricsSink) *Isolation {
+	if o.Isolate == nil {
+		return nil
+	}
+	iso := *o.Isolate
+	iso.metrics = sink
+	return &iso
+}
+
 // compareBounded is v's systematic exploration of the small world.
 func compareBounded(v algorithm.Variant, opts CompareOptions) (*reports.Bounded, error) {
 	t := Target{Variant: v, Config: SmallWorld(3, 2, 1)}
-	res, err := Exhaust(t, ExhaustOptions{MaxFaults: opts.Exhaust, Parallel: opts.Parallel, KeepGoing: true})
+	res, err := Exhaust(t, ExhaustOptions{MaxFaults: opts.Exhaust, Parallel: opts.Parallel, KeepGoing: true, Isolate: opts.Isolate})
 	if err != nil {
 		return nil, fmt.Errorf("compare %s, exhaust: %w", v.Name, err)
 	}
@@ -148,7 +189,7 @@ func compareCosts(v algorithm.Variant, columns []string, opts CompareOptions) ([
 		all := []faults.Class{faults.ClassAll}
 		t := Target{Variant: v, Config: opts.Config, Classes: all, Beyond: []algorithm.Assumption{n}, World: opts.world(all)}
 		c := &out[i]
-		_, err := Sweep(t, SweepOptions{From: 1, Count: opts.CostSeeds, Parallel: opts.Parallel, KeepGoing: true,
+		_, err := Sweep(t, SweepOptions{From: 1, Count: opts.CostSeeds, Parallel: opts.Parallel, KeepGoing: true, Isolate: opts.Isolate,
 			OnOutcome: func(o Outcome) {
 				broke := slices.ContainsFunc(o.Breaches, func(b Breach) bool { return b.Assumption == n })
 				c.Record(int64(o.Seed), runOf(o), broke)
@@ -255,7 +296,7 @@ func compareRow(v algorithm.Variant, opts CompareOptions) (reports.Row, error) {
 		}
 	}
 	if opts.Minimize {
-		if err := minimizeCells(results, opts.Parallel); err != nil {
+		if err := minimizeCells(results, opts.Parallel, opts.Isolate); err != nil {
 			return reports.Row{}, err
 		}
 	}
@@ -276,17 +317,22 @@ func sweepCell(v algorithm.Variant, class faults.Class, opts CompareOptions, poo
 	res := CellResult{Variant: v.Name, Target: t, Cell: reports.NewCell(class)}
 	res.Cell.Excluded = excludedText(t, class)
 	run := DefaultOptions()
-	run.Keep = true // the metrics pool reads every grant's latency
+	run.Keep = true          // the metrics pool reads every grant's latency
+	sink := new(metricsSink) // where isolated runs' metrics come back, their histories left in the workers
 	_, err := Sweep(t, SweepOptions{From: max(opts.From, 1), Count: opts.Seeds, Parallel: opts.Parallel, KeepGoing: true, Run: run,
+		Isolate: opts.isolation(sink),
 		OnOutcome: func(o Outcome) {
-			pool.add(o)
+			m, ok := sink.take(o.Seed)
+			if !ok {
+				m = metricsOf(o)
+			}
+			pool.add(m)
 			res.Cell.Record(int64(o.Seed), runOf(o))
 			if res.Cell.Story == "" && res.Cell.FirstSeed == int64(o.Seed) {
 				res.Cell.Story = firstStory(o, true)
 			}
 			if o.Failed() && res.First == nil {
-				first := o
-				res.First = &first
+				res.First = withHistory(t, o, run)
 			}
 		}})
 	if err != nil {
@@ -298,9 +344,20 @@ func sweepCell(v algorithm.Variant, class faults.Class, opts CompareOptions, poo
 	return res, nil
 }
 
+// withHistory is o, with its history: run again here, unless it has it,
+// or must not run in this process (its worker's finding).
+func withHistory(t Target, o Outcome, run Options) *Outcome {
+	if len(o.History.Clients) == 0 && !o.processDeath() {
+		if again, err := RunPlan(t, o.Seed, o.Plan, run); err == nil {
+			o = again
+		}
+	}
+	return &o
+}
+
 // minimizeCells shrinks every failing cell's first counterexample, cells in
 // parallel (each minimisation is sequential and deterministic).
-func minimizeCells(results []CellResult, parallel int) error {
+func minimizeCells(results []CellResult, parallel int, iso *Isolation) error {
 	if parallel == 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
@@ -308,15 +365,20 @@ func minimizeCells(results []CellResult, parallel int) error {
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i := range results {
-		if results[i].First == nil {
-			continue
+		if results[i].First == nil || results[i].First.processDeath() {
+			continue // nothing a plan shrinks: the lock's own code fails
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r := &results[i]
-			min, err := Minimize(r.Target, r.First.Seed, r.First.Plan, minimizeKind(*r.First), CompareMinimizeRuns)
+			min, err := MinimizeWith(r.Target, r.First.Seed, r.First.Plan, minimizeKind(*r.First),
+				MinimizeOptions{MaxRuns: CompareMinimizeRuns, Isolate: iso})
+			var finding *FindingError
+			if errors.As(err, &finding) {
+				return // nothing to shrink: it failed another way in its worker
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("compare %s × %s: %w", r.Variant, r.Cell.Class, err)
 				return
@@ -362,17 +424,14 @@ type metricsPool struct {
 	latenciesNS  []float64 // every granted acquire, call to return
 }
 
-func (p *metricsPool) add(o Outcome) {
-	h := o.History
+func (p *metricsPool) add(m runMetrics) {
 	p.runs++
-	p.grants += o.Verdict.Metrics.Grants
-	p.messages += h.Messages
-	p.trueTimeNS += h.End
-	p.availability += o.Verdict.Metrics.Availability
-	for _, a := range model.Attempts(h) {
-		if a.Outcome == model.Granted {
-			p.latenciesNS = append(p.latenciesNS, float64(a.ReturnTime-a.CallTime))
-		}
+	p.grants += m.Grants
+	p.messages += m.Messages
+	p.trueTimeNS += m.EndNS
+	p.availability += m.Availability
+	for _, l := range m.LatenciesNS {
+		p.latenciesNS = append(p.latenciesNS, float64(l))
 	}
 }
 

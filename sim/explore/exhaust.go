@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
@@ -58,6 +59,12 @@ type ExhaustOptions struct {
 	// A failing schedule among those run is still a counterexample with
 	// the fewest faults there are: every level before it was run whole.
 	Stop <-chan struct{}
+	// Isolate, when set, runs the schedules in worker processes
+	// (Isolation), as a sweep runs its seeds: a schedule whose run
+	// crashes, hangs, exhausts memory or misuses the Env is a failing
+	// schedule with that finding (a counterexample without a history),
+	// and the exploration goes on. HangAfter is then Isolate's.
+	Isolate *Isolation
 }
 
 // DefaultMaxSchedules bounds an exploration unless told otherwise.
@@ -184,6 +191,9 @@ type nodeResult struct {
 	hash   uint64 // executionKey: two schedules with one key ran the same
 	events int64
 	alts   []uint8 // alternatives at the points from node.from on
+	// finding is a failing schedule's outcome when it must not run again
+	// in this process (its worker's finding, or a misuse of the Env).
+	finding *Outcome
 }
 
 // Exhaust explores every schedule of t's world with at most MaxFaults
@@ -212,6 +222,14 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 	}
 	menu, o := o.defaults(t)
 	res := ExhaustResult{Target: t, Menu: menu, MaxFaults: o.MaxFaults}
+	if o.Isolate != nil {
+		contained, other, err := containExhaust(t, o)
+		if err != nil || other {
+			return res, err
+		}
+		defer contained.close()
+		o.Isolate = &contained.iso
+	}
 	frontier := []frontierNode{{}}
 	done := 0
 	for k := 0; ; k++ {
@@ -230,7 +248,7 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 			o.OnLevel(lv)
 		}
 		if first >= 0 && res.Counterexample == nil {
-			out, _, err := runNode(t, menu, frontier[first], o, true, nil)
+			out, err := counterexample(t, menu, frontier[first], results[first], o)
 			if err != nil {
 				return res, err
 			}
@@ -250,6 +268,47 @@ func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) {
 			return res, nil
 		}
 		frontier = next
+	}
+}
+
+// counterexample is a failing schedule's outcome: run again here with its
+// history, unless it must not run in this process (its finding, then).
+func counterexample(t Target, menu Menu, n frontierNode, r nodeResult, o ExhaustOptions) (Outcome, error) {
+	if r.finding != nil {
+		return *r.finding, nil
+	}
+	out, _, err := runNode(t, menu, n, o, true, nil)
+	return out, err
+}
+
+// containedExhaust is an exploration's isolation: the pool of workers its
+// levels share.
+type containedExhaust struct {
+	iso  Isolation
+	pool *workerPool
+}
+
+// containExhaust validates o.Isolate and gives the exploration a pool of
+// workers; other: this process is a worker for another call.
+func containExhaust(t Target, o ExhaustOptions) (*containedExhaust, bool, error) {
+	if err := o.Isolate.validate(); err != nil {
+		return nil, false, err
+	}
+	key := familyKey([]algorithm.Variant{t.Variant}, t.Runner)
+	if serveFamily(key, []algorithm.Variant{t.Variant}, t.Runner) {
+		return nil, true, nil
+	}
+	c := &containedExhaust{iso: *o.Isolate}
+	if c.iso.pool == nil {
+		c.pool = newPool(c.iso, key)
+		c.iso.pool = c.pool
+	}
+	return c, false, nil
+}
+
+func (c *containedExhaust) close() {
+	if c.pool != nil {
+		c.pool.close()
 	}
 }
 
@@ -382,9 +441,15 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 		results: make([]nodeResult, len(frontier)), errAt: len(frontier), running: make([]runningNode, workers)}
 	var wg sync.WaitGroup
 	for w := range workers {
+		if o.Isolate != nil {
+			wg.Go(func() {
+				l.workIsolated(&isolated{iso: *o.Isolate, t: t, run: Options{Check: o.Check, Strict: o.Strict}}, workers)
+			})
+			continue
+		}
 		wg.Go(func() { l.work(&l.running[w]) })
 	}
-	if o.OnProgress == nil && o.HangAfter <= 0 {
+	if o.OnProgress == nil && (o.HangAfter <= 0 || o.Isolate != nil) {
 		wg.Wait()
 		return l.results, l.firstErr
 	}
@@ -402,6 +467,9 @@ func exhaustLevel(t Target, menu Menu, frontier []frontierNode, o ExhaustOptions
 		case <-tick.C:
 			if o.OnProgress != nil {
 				o.OnProgress(before+int(l.finished.Load()), before+len(frontier))
+			}
+			if o.Isolate != nil {
+				continue // a hung schedule is its worker's finding
 			}
 			if err := l.hung(); err != nil {
 				return nil, err
@@ -466,6 +534,78 @@ func (l *level) work(r *runningNode) {
 			}
 		}
 		l.finished.Add(1)
+	}
+}
+
+// workIsolated runs the level's schedules in worker processes, a chunk at
+// a time, two chunks queued at the worker so that it never waits.
+func (l *level) workIsolated(r *isolated, workers int) {
+	defer r.close()
+	chunk := max(1, min(64, len(l.frontier)/(16*workers)))
+	var inflight []int // first index of each chunk queued, in order
+	for {
+		if lo := int(l.next.Add(int64(chunk))) - chunk; lo < len(l.frontier) && !stopped(l.o.Stop) && !l.halt.Load() {
+			if err := r.send(l.nodesJob(r, lo, min(lo+chunk, len(l.frontier)))); err != nil {
+				l.failAt(lo, err)
+				return
+			}
+			if inflight = append(inflight, lo); len(inflight) < 2 {
+				continue
+			}
+		}
+		if len(inflight) == 0 {
+			return
+		}
+		lo := inflight[0]
+		inflight = inflight[1:]
+		rs, err := r.collect(l.o.Stop)
+		for k, x := range rs {
+			l.record(lo+k, x)
+		}
+		if err != nil {
+			l.failAt(lo+len(rs), err)
+			return
+		}
+		if stopped(l.o.Stop) {
+			return // the jobs queued went with the worker
+		}
+	}
+}
+
+// nodesJob is the job of the level's schedules lo..hi-1.
+func (l *level) nodesJob(r *isolated, lo, hi int) job {
+	j := job{Target: specOf(l.t), Run: r.run, t: l.t, Menu: &l.menu, Nodes: make([]nodeJob, 0, hi-lo)}
+	for _, n := range l.frontier[lo:hi] {
+		if !l.expands {
+			n.from = -1 // the last level: its alternatives are not needed
+		}
+		j.Nodes = append(j.Nodes, nodeJob{Dev: n.deviations(), From: n.from})
+	}
+	return j
+}
+
+// record keeps schedule i's result from a worker, and hands the level's
+// first failing one found over (OnFound).
+func (l *level) record(i int, x seedResult) {
+	if x.err != nil {
+		l.failAt(i, x.err)
+		return
+	}
+	l.results[i] = x.node
+	if x.node.failed && l.found != nil && l.reported.CompareAndSwap(false, true) {
+		if out, err := counterexample(l.t, l.menu, l.frontier[i], x.node, l.o); err == nil {
+			l.found(out)
+		}
+	}
+	l.finished.Add(1)
+}
+
+// failAt keeps err if it is of the lowest index yet.
+func (l *level) failAt(i int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i < l.errAt {
+		l.firstErr, l.errAt = err, i
 	}
 }
 

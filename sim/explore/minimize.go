@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -29,9 +30,10 @@ type MinimizeResult struct {
 // assumption is not kept. A target that draws its world runs in the seed's
 // (the result's Target is that world, shrunk: fields move back to the
 // post's where the violation stays). Every candidate is a full deterministic run;
-// maxRuns bounds the work (0: 2000).
+// maxRuns bounds the work (0: 2000). MinimizeWith runs them in worker
+// processes.
 func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, maxRuns int) (MinimizeResult, error) {
-	return MinimizeWhile(t, seed, plan, kind, nil, maxRuns)
+	return MinimizeWith(t, seed, plan, kind, MinimizeOptions{MaxRuns: maxRuns})
 }
 
 // MinimizeWhile is Minimize keeping only candidates that keep also accepts
@@ -39,14 +41,44 @@ func Minimize(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind,
 // a violation of the same kind. keep sees each candidate's outcome with
 // its history.
 func MinimizeWhile(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, keep func(Outcome) bool, maxRuns int) (MinimizeResult, error) {
-	if maxRuns == 0 {
-		maxRuns = 2000
+	return MinimizeWith(t, seed, plan, kind, MinimizeOptions{MaxRuns: maxRuns, Keep: keep})
+}
+
+// MinimizeOptions say how Minimize works.
+type MinimizeOptions struct {
+	MaxRuns int                // bound on the candidates run; 0: 2000
+	Keep    func(Outcome) bool // see MinimizeWhile; nil: any candidate of the kind
+	// Isolate, when set, runs the seed and every candidate in worker
+	// processes (Isolation): a candidate that crashes, hangs, exhausts
+	// memory or misuses the Env is not kept (it did not show kind), and
+	// when the seed's own run does, that finding is the answer, as a
+	// *FindingError: there is nothing to shrink. Keep's candidates run
+	// again here, for their history, once they showed kind in a worker.
+	Isolate *Isolation
+}
+
+// MinimizeWith is Minimize with options.
+func MinimizeWith(t Target, seed uint64, plan faults.Plan, kind model.ViolationKind, o MinimizeOptions) (MinimizeResult, error) {
+	if o.MaxRuns == 0 {
+		o.MaxRuns = 2000
 	}
 	t = t.At(seed) // the seed's world, which candidates then change
-	m := &minimizer{t: t, seed: seed, kind: kind, keep: keep, maxRuns: maxRuns}
+	m := &minimizer{t: t, seed: seed, kind: kind, keep: o.Keep, maxRuns: o.MaxRuns}
+	if o.Isolate != nil {
+		iso, err := m.contain(*o.Isolate)
+		if err != nil || iso == nil {
+			return MinimizeResult{}, err
+		}
+		defer iso.close()
+	} else if kind.IsProcessDeath() {
+		return MinimizeResult{}, fmt.Errorf("minimize: a %s finding cannot be minimised in this process, which it would take down; run its candidates in workers (MinimizeOptions.Isolate)", kind)
+	}
 	first, ok, err := m.try(t, plan)
 	if err != nil {
 		return MinimizeResult{}, err
+	}
+	if first.processDeath() {
+		return MinimizeResult{}, &FindingError{Outcome: first}
 	}
 	if !ok {
 		return MinimizeResult{}, fmt.Errorf("minimize: seed %d shows no %s violation to begin with", seed, kind)
@@ -68,6 +100,20 @@ type minimizer struct {
 	runs    int
 	best    Target
 	bestOut Outcome
+	iso     *isolated // nil: candidates run in this process
+}
+
+// contain runs the candidates in workers; nil: this process is a worker
+// for another call.
+func (m *minimizer) contain(iso Isolation) (*isolated, error) {
+	if err := iso.validate(); err != nil {
+		return nil, err
+	}
+	if serveIfWorker(fingerprint("minimize", m.t, DefaultOptions()), m.t, DefaultOptions()) {
+		return nil, errors.New("isolation: this process is a worker for another call")
+	}
+	m.iso = &isolated{iso: iso, t: m.t, run: DefaultOptions()}
+	return m.iso, nil
 }
 
 // try runs a candidate and reports whether it still fails the same way.
@@ -79,7 +125,7 @@ func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
 	}
 	opt := DefaultOptions()
 	opt.Keep = m.keep != nil
-	o, err := RunPlan(t, m.seed, p, opt)
+	o, err := m.run(t, p, opt)
 	if err != nil {
 		return Outcome{}, false, err
 	}
@@ -87,6 +133,30 @@ func (m *minimizer) try(t Target, p faults.Plan) (Outcome, bool, error) {
 	ok = ok && (!m.keepBug || hasBug(o, m.kind)) && (m.keep == nil || m.keep(o))
 	o.History = model.History{} // not kept in the result: callers rerun it to see it
 	return o, ok, nil
+}
+
+// run runs a candidate, here or in a worker (then, for keep's history,
+// here again once it showed the kind there).
+func (m *minimizer) run(t Target, p faults.Plan, opt Options) (Outcome, error) {
+	if m.iso == nil {
+		return RunPlan(t, m.seed, p, opt)
+	}
+	// The first run is alone in a fresh worker; later ones are in a
+	// worker that ran only candidates: a failure is their own.
+	in := opt
+	in.Keep = false
+	if err := m.iso.send(job{Target: specOf(t), Run: in, t: t, Seeds: []uint64{m.seed}, Plan: &p, Verdicts: true, solo: true}); err != nil {
+		return Outcome{}, err
+	}
+	rs, err := m.iso.collect(nil)
+	if err != nil || len(rs) == 0 {
+		return Outcome{}, err
+	}
+	o := rs[0].out
+	if _, shows := o.Verdict.First(m.kind); rs[0].err == nil && opt.Keep && shows && !o.processDeath() {
+		return RunPlan(t, m.seed, p, opt)
+	}
+	return o, rs[0].err
 }
 
 // hasBug reports whether o shows a violation of kind that is a bug of the
