@@ -60,28 +60,45 @@ func RedisOptions(f func(*redis.Options)) Option { return func(s *settings) { s.
 // (realredis.DefaultConfig by default) for every seed.
 func CheckRedis(t *testing.T, newLock func(c *RedisClient) Locker, opts ...Option) {
 	t.Helper()
-	s := settings{classes: "all", seeds: DefaultRedisSeeds, name: "redis-lock"}
+	if newLock == nil {
+		t.Fatal("locksimtest.CheckRedis: the lock's constructor is nil")
+	}
+	CheckLock(t, realredis.Lock{Name: "redis-lock", Summary: "a lock over real go-redis clients", New: newLock}, opts...)
+}
+
+// CheckLock is CheckRedis for a lock given whole: on Redis (lock.New) or
+// on etcd's own client over one simulated member (lock.NewEtcd; the
+// etcdv3 module's Check wires etcd's client for you). Options override
+// the lock's name and envelope; the world is realredis.DefaultConfig, or
+// EtcdDefaultConfig for etcd, unless Config says otherwise.
+func CheckLock(t *testing.T, lock realredis.Lock, opts ...Option) {
+	t.Helper()
+	s := settings{classes: "all", seeds: DefaultRedisSeeds, name: lock.Name}
 	for _, o := range opts {
 		o(&s)
 	}
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	if newLock == nil {
-		t.Fatal("locksimtest.CheckRedis: the lock's constructor is nil")
-	}
 	if realredis.InBubble() {
-		t.Fatal("locksimtest.CheckRedis: called inside a synctest bubble; it makes a bubble per seed and bubbles do not nest: call it from the test itself")
+		t.Fatal("locksimtest: called inside a synctest bubble; it makes a bubble per seed and bubbles do not nest: call it from the test itself")
 	}
 	classes, err := faults.ParseClasses(s.classes)
 	if err != nil {
 		t.Fatalf("locksimtest.Faults: %v", err)
 	}
-	lock := realredis.Lock{Name: s.name, Summary: "a lock over real go-redis clients", New: newLock, Options: s.redisOptions}
+	lock.Name = s.name
+	if s.redisOptions != nil {
+		lock.Options = s.redisOptions
+	}
 	if s.envelope != nil {
 		lock.Envelope = *s.envelope
 	}
-	target := explore.Target{Variant: lock.Variant(), Config: realredis.DefaultConfig(), Classes: classes,
+	cfg := realredis.DefaultConfig()
+	if lock.NewEtcd != nil {
+		cfg = realredis.EtcdDefaultConfig()
+	}
+	target := explore.Target{Variant: lock.Variant(), Config: cfg, Classes: classes,
 		Runner: realredis.Runner{T: t, Lock: lock}}
 	if s.config != nil {
 		target.Config = *s.config

@@ -64,7 +64,11 @@ type Event struct {
 	// ValidUntilTrue is the true time the grant's validity ends (the
 	// instant the holder's clock reads Grant.ValidUntil); 0: none.
 	ValidUntilTrue int64 `json:"valid_until,omitempty"`
-	Value          int64 `json:"value,omitempty"`
+	// LeaseLapsed: ValidUntilTrue is when the server ended a grant that
+	// was valid when given (the holder's etcd lease expired or was
+	// revoked while it held), which the holder was not told.
+	LeaseLapsed bool  `json:"lease_lapsed,omitempty"`
+	Value       int64 `json:"value,omitempty"`
 	// Sent is the true time a resource access left the client (its event
 	// is recorded when it reaches the resource).
 	Sent     int64  `json:"sent,omitempty"`

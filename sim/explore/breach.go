@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,9 @@ type Breach struct {
 	// Safety: the envelope makes the assumption for safety (else for
 	// liveness only).
 	Safety bool `json:"safety"`
+	// Lease: the breach is a holder's lease ended by the server while it
+	// held (model.Event.LeaseLapsed): it excuses two holders too.
+	Lease bool `json:"lease,omitempty"`
 }
 
 // String is one line: "clock-jumps broken at 82.015s by events[1] (n2's
@@ -45,7 +49,7 @@ func (b Breach) protects(k model.ViolationKind) bool {
 	}
 	switch b.Assumption {
 	case algorithm.UseWithinValidity, algorithm.TokenChecks:
-		return k == model.LostUpdate
+		return k == model.LostUpdate || b.Lease && k == model.MutualExclusion
 	}
 	return true
 }
@@ -77,7 +81,11 @@ func breachOf(n algorithm.Assumption, a algorithm.Assumptions, cfg sim.Config, p
 	case algorithm.ClockJumps:
 		return clockJumpBreach(a, plan, h.End)
 	case algorithm.UseWithinValidity:
-		return lateUseBreach(plan, h)
+		late, lateOK := lateUseBreach(plan, h)
+		if lapse, ok := leaseLapseBreach(h); ok && (!lateOK || lapse.Time <= late.Time) {
+			return lapse, true
+		}
+		return late, lateOK
 	case algorithm.FixedTopology:
 		return topologyBreach(h)
 	case algorithm.DurableNodes:
@@ -289,8 +297,9 @@ func lateUseBreach(plan faults.Plan, h model.History) (Breach, bool) {
 	type hold struct {
 		validEnd  int64 // true time; 0: no validity
 		start     int64
-		expired   bool // its BeliefEnd was the validity passing
+		expired   bool // its BeliefEnd was the validity passing, or the server ended it (LeaseLapsed)
 		releasing bool
+		lapsed    bool // validEnd is when the server ended it (LeaseLapsed)
 	}
 	holds := map[int]*hold{}
 	for i := range h.Events {
@@ -298,7 +307,7 @@ func lateUseBreach(plan faults.Plan, h model.History) (Breach, bool) {
 		switch e.Kind {
 		case model.AcquireReturn:
 			if e.Granted {
-				holds[e.Client] = &hold{validEnd: e.ValidUntilTrue, start: e.Time}
+				holds[e.Client] = &hold{validEnd: e.ValidUntilTrue, start: e.Time, expired: e.LeaseLapsed, lapsed: e.LeaseLapsed}
 			}
 		case model.BeliefEnd:
 			if hd := holds[e.Client]; hd != nil && e.Reason == "expired" {
@@ -315,12 +324,51 @@ func lateUseBreach(plan faults.Plan, h model.History) (Breach, bool) {
 			if e.Kind == model.ResourceWrite {
 				what = "write"
 			}
+			if hd.lapsed {
+				return Breach{Time: e.Time, By: lateUseCause(plan, h, e.Client, hd.start, hd.validEnd, e),
+					Detail: fmt.Sprintf("%s's %s reached the resource at %s, %s after its lease ended at %s (the server ended it while %s held the lock, and did not tell it)",
+						clientName(h, e.Client), what, model.Seconds(e.Time), model.Seconds(e.Time-hd.validEnd), model.Seconds(hd.validEnd), clientName(h, e.Client))}, true
+			}
 			return Breach{Time: e.Time, By: lateUseCause(plan, h, e.Client, hd.start, hd.validEnd, e),
 				Detail: fmt.Sprintf("%s's %s reached the resource at %s, %s after its validity ended at %s",
 					clientName(h, e.Client), what, model.Seconds(e.Time), model.Seconds(e.Time-hd.validEnd), model.Seconds(hd.validEnd))}, true
 		}
 	}
 	return Breach{}, false
+}
+
+// leaseLapseBreach finds the first hold whose lease the server ended while
+// the holder still held (model.Event.LeaseLapsed, until its release, stop
+// or end of belief): from then on it holds a lock that is no longer its.
+func leaseLapseBreach(h model.History) (Breach, bool) {
+	held := map[int]*model.Event{}
+	var first *model.Event
+	ended := func(c int, at int64) {
+		g := held[c]
+		if g != nil && at > g.ValidUntilTrue && (first == nil || g.ValidUntilTrue < first.ValidUntilTrue ||
+			g.ValidUntilTrue == first.ValidUntilTrue && g.Client < first.Client) {
+			first = g
+		}
+		delete(held, c)
+	}
+	for i := range h.Events {
+		e := &h.Events[i]
+		switch {
+		case e.Kind == model.AcquireReturn && e.Granted && e.LeaseLapsed:
+			held[e.Client] = e
+		case e.Kind == model.BeliefEnd || e.Kind == model.ReleaseCall || e.Kind == model.ClientStop:
+			ended(e.Client, e.Time)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(held)) {
+		ended(c, h.End+1)
+	}
+	if first == nil {
+		return Breach{}, false
+	}
+	return Breach{Time: first.ValidUntilTrue, Lease: true, By: fmt.Sprintf("the world (%s's lease ended while it held)", clientName(h, first.Client)),
+		Detail: fmt.Sprintf("%s's lease ended at %s while it held the lock (granted at %s), and it was not told", clientName(h, first.Client),
+			model.Seconds(first.ValidUntilTrue), model.Seconds(first.Time))}, true
 }
 
 // lateUseCause names what carried an access past its client's validity.

@@ -80,6 +80,17 @@ type Lock struct {
 	Summary string
 	// New builds one client's Locker; it runs inside the simulation.
 	New func(c *Client) Locker
+	// NewEtcd, instead of New, builds one client's Locker on etcd's own
+	// client over one simulated etcd member (sim/etcdnode); the world has
+	// one node, the member. A Locker that is an io.Closer is closed when
+	// its client stops (close the etcd client and session there: their
+	// goroutines must end with the run).
+	NewEtcd func(c *EtcdClient) Locker
+	// KeepAliveDetect is, for an etcd lock, how long a gRPC connection
+	// whose messages are lost takes to fail (0: DefaultKeepAliveDetect;
+	// negative: never, as a client without gRPC keep-alive, whose calls
+	// wait until their context ends).
+	KeepAliveDetect time.Duration
 	// Envelope is what the lock promises and assumes of the world, as for
 	// any variant.
 	Envelope algorithm.Envelope

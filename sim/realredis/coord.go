@@ -11,12 +11,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing/synctest"
 	"time"
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/etcdnode"
 	"github.com/locksim/locksim/sim/redisnode"
 )
 
@@ -30,14 +32,21 @@ type world struct {
 	epoch time.Time
 	end   int64
 
-	nodes    []*node
-	clients  []*client
-	q        queue
-	seq      uint64
-	net      *rand.Rand
-	parts    []partition
-	conns    int   // dialled so far
-	requests int64 // sent by the clients
+	nodes   []*node
+	clients []*client
+	// etcd's: the connections the coordinator has seen, and the open
+	// streams by the IDs it gave them.
+	etrs       []*etrans
+	estreams   map[uint64]*estream
+	nextStream uint64
+	leases     []leaseLife // granted to the clients, in grant order
+	served     [][]int64   // per client, when the member served each of its calls
+	q          queue
+	seq        uint64
+	net        *rand.Rand
+	parts      []partition
+	conns      int   // dialled so far
+	requests   int64 // sent by the clients
 	// quarantine: a restarted node stays down one TTL more (the lock's
 	// envelope relies on it and the plan did not lapse it).
 	quarantine bool
@@ -64,6 +73,7 @@ type world struct {
 	scratch []byte
 
 	ended       bool
+	over        atomic.Bool       // ended, for the clients' goroutines (etcd)
 	lingerUntil int64             // after the clients stopped: the end of the quiet spell
 	noAnswer    []chan dialResult // dials left unanswered (a partition, a black hole)
 	ctx         context.Context
@@ -74,8 +84,9 @@ type world struct {
 
 type node struct {
 	store       *redisnode.Node
-	down        int // open crash windows
-	blackHole   int // of them, those that do not answer
+	member      *etcdnode.Member // instead of store, for an etcd lock
+	down        int              // open crash windows
+	blackHole   int              // of them, those that do not answer
 	wipe        bool
 	quarantined bool // down for its quarantine after a restart
 	clogUntil   int64
@@ -117,6 +128,7 @@ const (
 	itemRequest inboxKind = iota
 	itemDial
 	itemResource
+	itemEtcd
 )
 
 type inboxItem struct {
@@ -128,6 +140,7 @@ type inboxItem struct {
 	client, node int
 	dial         chan dialResult
 	res          *resourceCall
+	etcd         *emsg
 }
 
 type dialResult struct {
@@ -145,6 +158,16 @@ type stagedEffect struct {
 	dial  chan dialResult
 	dr    dialResult
 	res   *resourceCall
+	// etcd's: a connection broken (err), a call answered (resp, err), a
+	// stream message (msg) or its end (eof).
+	tr     *etrans
+	broken bool
+	call   *ecall
+	resp   any
+	err    error
+	stream *estream
+	msg    any
+	eof    bool
 }
 
 func (w *world) post(it inboxItem) {
@@ -179,6 +202,7 @@ func (w *world) loop() {
 		}
 		if len(w.instant) > 0 {
 			w.schedule()
+			w.publish() // connections refused after the run ended (etcd)
 			continue
 		}
 		now := w.now()
@@ -295,7 +319,14 @@ func (w *world) schedule() {
 	}
 	var batches []*batch
 	byConn := map[*conn]*batch{}
+	var ems []*emsg
+	emAt := map[*emsg]int64{}
 	for _, it := range items {
+		if it.kind == itemEtcd {
+			ems = append(ems, it.etcd)
+			emAt[it.etcd] = int64(it.at.Sub(w.epoch))
+			continue
+		}
 		if it.kind == itemRequest {
 			if b := byConn[it.conn]; b != nil {
 				b.reqs = append(b.reqs, it.args)
@@ -332,20 +363,52 @@ func (w *world) schedule() {
 			w.sendResource(b.first.res)
 		}
 	}
+	if len(ems) > 0 {
+		w.scheduleEtcd(ems, emAt)
+	}
 }
 
 // publish makes the instant's effects visible: every change first, under
 // each connection's lock, then the wake-ups, so that a client that wakes
 // sees the whole instant.
 func (w *world) publish() {
+	var etcd []stagedEffect
+	rest := w.staged[:0]
+	for _, s := range w.staged {
+		if s.tr != nil {
+			etcd = append(etcd, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	w.staged = rest
 	w.apply()
 	w.wakeClients()
+	w.publishEtcd(etcd)
+}
+
+// publishEtcd makes the instant's etcd changes one at a time, each waking
+// its client and waiting until the bubble settles before the next: etcd's
+// client runs several goroutines per connection (keep-alives, watches)
+// that select among channels, and two of them woken at once would race
+// in it (a watch cancelled, or not, before its stream closed).
+func (w *world) publishEtcd(effects []stagedEffect) {
+	for i, s := range effects {
+		if i > 0 {
+			synctest.Wait()
+		}
+		applyEtcd(s)
+		wakeEtcd(s)
+	}
 }
 
 // apply makes every staged change under its connection's lock, waking
 // no one.
 func (w *world) apply() {
 	for _, s := range w.staged {
+		if s.tr != nil {
+			applyEtcd(s)
+		}
 		if c := s.conn; c != nil {
 			c.mu.Lock()
 			if s.data != nil && !c.closed {
@@ -366,6 +429,8 @@ func (w *world) apply() {
 func (w *world) wakeClients() {
 	for _, s := range w.staged {
 		switch {
+		case s.tr != nil:
+			wakeEtcd(s)
 		case s.conn != nil:
 			s.conn.signal()
 		case s.dial != nil:
@@ -384,6 +449,7 @@ func (w *world) shutdown() {
 		return
 	}
 	w.ended = true
+	w.over.Store(true)
 	for _, ch := range w.noAnswer {
 		w.staged = append(w.staged, stagedEffect{dial: ch, dr: dialResult{err: errRefuse}})
 	}
@@ -394,6 +460,9 @@ func (w *world) shutdown() {
 			c.dead = true
 		}
 		n.conns = nil
+	}
+	for _, tr := range w.etrs {
+		w.breakEtcd(tr, w.now(), "the run ended", "the run ended")
 	}
 	// Every connection is reset before anyone learns the run ended, and
 	// the context is cancelled before anyone is woken: whichever a client
@@ -499,6 +568,10 @@ const (
 	evResource
 	evResourceReply
 	evEnd
+	evEtcdUp     // a client's message reaches the member
+	evEtcdDown   // the member's reaches the client
+	evEtcdDetect // gRPC's keep-alive gives a dead connection up
+	evExpiry     // the member's lessor looks for expired leases
 )
 
 type event struct {
@@ -512,6 +585,9 @@ type event struct {
 	res  *resourceCall
 	// paused: a request a pause inside an acquire held before its send.
 	paused bool
+	emsg   *emsg
+	eff    *stagedEffect
+	etr    *etrans
 }
 
 type queue []*event

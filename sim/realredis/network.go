@@ -215,6 +215,16 @@ func (w *world) process(e *event) {
 	case evEnd:
 		w.note(now, "run ends")
 		w.shutdown()
+	case evEtcdUp:
+		w.arrive(e.emsg, now)
+	case evEtcdDown:
+		if !e.eff.tr.dead {
+			w.staged = append(w.staged, *e.eff)
+		}
+	case evEtcdDetect:
+		w.breakEtcd(e.etr, now, "keep-alive unanswered", "transport is closing")
+	case evExpiry:
+		w.expireLeases(now)
 	}
 }
 
@@ -283,6 +293,9 @@ func (w *world) startFault(i int, now int64) {
 			}
 		}
 		n.conns = nil
+		if n.member != nil {
+			w.crashEtcd(now, e.BlackHole)
+		}
 	case faults.Partition:
 		p := partition{id: i, oneWay: e.OneWay}
 		for _, x := range e.Nodes {
@@ -298,9 +311,15 @@ func (w *world) startFault(i int, now int64) {
 		n.clogUntil = max(n.clogUntil, now+int64(e.For))
 		w.note(now, fmt.Sprintf("n%d clogged for %s", e.Node, e.For))
 	case faults.ClockJump:
+		n := w.nodes[e.Index]
+		if n.member != nil {
+			// etcd times leases on the monotonic clock: a step of the
+			// wall clock changes nothing (memberClock ignores jumps).
+			w.note(now, fmt.Sprintf("n%d wall clock jumps %s: etcd's leases do not see it", e.Index, e.Delta))
+			return
+		}
 		// Redis's active expiry has removed what expired before the step
 		// (a step back must not bring those keys back).
-		n := w.nodes[e.Index]
 		n.store.ExpireCycle(n.local(now - 1))
 		w.note(now, fmt.Sprintf("n%d clock jumps %s", e.Index, e.Delta))
 	case faults.Pause:
@@ -336,7 +355,7 @@ func (w *world) endFault(i int, now int64) {
 		}
 		if n.down == 0 {
 			n.quarantined = false
-			n.store.Restart(n.wipe)
+			w.restartNode(n, now)
 			w.hist.Restarts = append(w.hist.Restarts, model.Restart{Node: e.Node, Time: now, Empty: n.wipe})
 			w.note(now, fmt.Sprintf("n%d restarts%s", e.Node, map[bool]string{true: " empty"}[n.wipe]))
 			n.wipe = false

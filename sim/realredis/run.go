@@ -19,6 +19,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/etcdnode"
 	"github.com/locksim/locksim/sim/redisnode"
 )
 
@@ -77,8 +78,16 @@ func Run(sc Scenario) (Result, error) {
 	if !inBubble() {
 		return Result{}, errors.New("realredis: Run must run inside a testing/synctest bubble: call RunTest (or locksimtest.CheckRedis) from a test")
 	}
-	if sc.Lock.New == nil {
-		return Result{}, fmt.Errorf("realredis: lock %q has no constructor", sc.Lock.Name)
+	if (sc.Lock.New == nil) == (sc.Lock.NewEtcd == nil) {
+		return Result{}, fmt.Errorf("realredis: lock %q needs one constructor, New (Redis) or NewEtcd", sc.Lock.Name)
+	}
+	etcd := sc.Lock.NewEtcd != nil
+	if etcd && sc.Config.Nodes != 1 {
+		return Result{}, fmt.Errorf("realredis: an etcd lock runs against one member: the world has %d nodes (EtcdDefaultConfig has one)", sc.Config.Nodes)
+	}
+	if etcd {
+		etcdRuns.Lock()
+		defer etcdRuns.Unlock()
 	}
 	cfg := sc.Config.Under(sc.Plan)
 	if err := cfg.Validate(); err != nil {
@@ -95,6 +104,11 @@ func Run(sc Scenario) (Result, error) {
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	defer w.cancel()
 	for range cfg.Nodes {
+		if etcd {
+			w.nodes = append(w.nodes, &node{member: etcdnode.New(etcdnode.Options{})})
+			w.estreams = map[uint64]*estream{}
+			continue
+		}
 		w.nodes = append(w.nodes, &node{store: redisnode.New()})
 	}
 	for _, c := range plan.Clocks {
@@ -118,12 +132,19 @@ func Run(sc Scenario) (Result, error) {
 	w.hist.TTL, w.hist.Think, w.hist.End, w.hist.Replicas = cfg.TTL, cfg.ThinkMax, w.end, cfg.Nodes
 	w.scheduleFaults()
 	w.push(&event{at: w.end, kind: evEnd})
+	if etcd {
+		w.push(&event{at: int64(etcdnode.ExpiryCheckPeriod), kind: evExpiry})
+		w.served = make([][]int64, len(w.clients))
+	}
 	for _, c := range w.clients {
 		go c.run(w.ctx)
 	}
 	w.loop()
 	for _, c := range w.clients {
 		c.finish()
+	}
+	if etcd {
+		w.markLeaseLapses()
 	}
 
 	w.hist.Events = w.merge()
@@ -143,6 +164,10 @@ func Run(sc Scenario) (Result, error) {
 	}
 	var un []string
 	for _, n := range w.nodes {
+		if n.member != nil {
+			un = append(un, n.member.Unsupported()...)
+			continue
+		}
 		un = append(un, n.store.Unsupported()...)
 	}
 	slices.Sort(un)

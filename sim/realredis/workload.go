@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"runtime/debug"
@@ -36,6 +37,7 @@ type client struct {
 	// The coordinator's.
 	pendingPause []pendingPause
 	pauses       [][2]int64 // timed pauses, [from, to), from the plan
+	held         [][2]int64 // etcd: point pauses that held all its messages
 }
 
 // pausedUntil is when the timed pause covering true time t ends (t when
@@ -114,6 +116,13 @@ func (c *client) access(ctx context.Context, op model.Kind, value int64) (int64,
 	return r.got, r.ok
 }
 
+// stopped records that the run ended during the client's call: at the
+// end, however long the library took to give the call up after its
+// context was cancelled (etcd's Mutex deletes its key on the way out).
+func (c *client) stopped(why string) {
+	c.rec(model.Event{Kind: model.ClientStop, Reason: why, Time: min(c.w.now(), c.w.end)})
+}
+
 // rec records an event of this client now, unless the run has ended.
 func (c *client) rec(e model.Event) {
 	if e.Time == 0 {
@@ -182,29 +191,19 @@ func (c *client) run(ctx context.Context) {
 		default:
 		}
 	}()
-	nodes := make([]redis.UniversalClient, len(w.nodes))
-	pools := make([]*redigo.Pool, len(w.nodes))
-	for i := range nodes {
-		nodes[i] = redis.NewClient(w.options(c, i))
-		pools[i] = w.redigoPool(c, i)
-	}
-	defer func() {
-		for i := range nodes {
-			nodes[i].Close()
-			pools[i].Close()
-		}
-	}()
 	defer func() {
 		if r := recover(); r != nil {
 			w.fail(c, model.Panic, fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
 		}
 	}()
-	lc := &Client{Name: c.name, Index: c.idx, Nodes: nodes, Redigo: pools, TTL: w.cfg.TTL,
-		Rand: rand.New(rand.NewPCG(w.seed, 0xc0ffee^uint64(c.idx)))}
-	l := w.lock.New(lc)
+	l, closeAll := w.newLocker(c)
+	defer closeAll()
 	if l == nil {
 		w.fail(c, model.Panic, "the lock's constructor returned a nil Locker")
 		return
+	}
+	if cl, ok := l.(io.Closer); ok {
+		defer cl.Close()
 	}
 	ext, _ := l.(Extender)
 	for grants := 0; ctx.Err() == nil; {
@@ -214,7 +213,7 @@ func (c *client) run(ctx context.Context) {
 		until, err := l.Lock(ctx)
 		c.setOp(0)
 		if ctx.Err() != nil {
-			c.rec(model.Event{Kind: model.ClientStop, Reason: "run ended during acquire-call"})
+			c.stopped("run ended during acquire-call")
 			return
 		}
 		if err == nil {
@@ -240,6 +239,29 @@ func (c *client) run(ctx context.Context) {
 		}
 		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
 	}
+}
+
+// newLocker builds client c's Locker over its clients of the nodes, and
+// what closes those when the client stops.
+func (w *world) newLocker(c *client) (Locker, func()) {
+	rnd := rand.New(rand.NewPCG(w.seed, 0xc0ffee^uint64(c.idx)))
+	if w.lock.NewEtcd != nil {
+		conn := &econn{w: w, c: c}
+		return w.lock.NewEtcd(&EtcdClient{Name: c.name, Index: c.idx, Conn: conn, TTL: w.cfg.TTL, Rand: rnd}), func() {}
+	}
+	nodes := make([]redis.UniversalClient, len(w.nodes))
+	pools := make([]*redigo.Pool, len(w.nodes))
+	for i := range nodes {
+		nodes[i] = redis.NewClient(w.options(c, i))
+		pools[i] = w.redigoPool(c, i)
+	}
+	closeAll := func() {
+		for i := range nodes {
+			nodes[i].Close()
+			pools[i].Close()
+		}
+	}
+	return w.lock.New(&Client{Name: c.name, Index: c.idx, Nodes: nodes, Redigo: pools, TTL: w.cfg.TTL, Rand: rnd}), closeAll
 }
 
 // finish ends the belief of a hold the workload never looked at again (it
@@ -338,7 +360,7 @@ func (c *client) release(ctx context.Context, l Locker, h *hold) {
 	err := l.Unlock(ctx)
 	c.setOp(0)
 	if ctx.Err() != nil {
-		c.rec(model.Event{Kind: model.ClientStop, Reason: "run ended during release-call"})
+		c.stopped("run ended during release-call")
 		return
 	}
 	c.rec(model.Event{Kind: model.ReleaseReturn, Reason: errText(err)})

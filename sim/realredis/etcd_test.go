@@ -1,0 +1,104 @@
+package realredis
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/etcdnode"
+)
+
+// naiveEtcd is a lock straight over etcdnode.Conn, with no etcd client: a
+// lease, and a key created only if absent; it waits by polling. It tests
+// the coordinator's etcd side from this module (the etcdv3 module runs
+// etcd's own client over it).
+type naiveEtcd struct {
+	c     *EtcdClient
+	lease int64
+}
+
+func (l *naiveEtcd) Lock(ctx context.Context) (time.Time, error) {
+	g, err := l.c.Conn.Call(ctx, &etcdnode.LeaseGrantRequest{TTL: int64(l.c.TTL / time.Second)})
+	if err != nil {
+		return time.Time{}, err
+	}
+	l.lease = g.(*etcdnode.LeaseGrantResponse).ID
+	key := []byte("naive-lock")
+	for ctx.Err() == nil {
+		r, err := l.c.Conn.Call(ctx, &etcdnode.TxnRequest{
+			Compare: []*etcdnode.Compare{{Target: etcdnode.CompareCreate, Key: key}},
+			Success: []*etcdnode.RequestOp{{RequestPut: &etcdnode.PutRequest{Key: key, Lease: l.lease}}}})
+		if err != nil {
+			return time.Time{}, err
+		}
+		if r.(*etcdnode.TxnResponse).Succeeded {
+			return time.Now().Add(l.c.TTL / 2), nil
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	return time.Time{}, ctx.Err()
+}
+
+func (l *naiveEtcd) Unlock(ctx context.Context) error {
+	_, err := l.c.Conn.Call(ctx, &etcdnode.LeaseRevokeRequest{ID: l.lease})
+	return err
+}
+
+func naiveEtcdLock() Lock {
+	return Lock{Name: "naive-etcd", NewEtcd: func(c *EtcdClient) Locker { return &naiveEtcd{c: c} }}
+}
+
+// An etcd lock runs through the coordinator: it is granted, and each seed,
+// under every fault class, is the same run twice.
+func TestEtcdLockThroughTheCoordinator(t *testing.T) {
+	cfg := EtcdDefaultConfig()
+	shape := sim.ShapeOf(cfg)
+	all, _ := faults.ParseClasses("all")
+	for seed := uint64(1); seed <= 20; seed++ {
+		plan := faults.Plan{}
+		if seed > 1 {
+			plan = Fit(faults.SwarmWithin(seed, all, shape, faults.Bounds{}))
+		}
+		sc := Scenario{Config: cfg, Lock: naiveEtcdLock(), Seed: seed, Plan: plan}
+		if _, err := CheckDeterminism(t, sc); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if seed == 1 {
+			res, err := RunTest(t, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			grants := 0
+			for _, e := range res.History.Events {
+				if e.Kind == model.AcquireReturn && e.Granted {
+					grants++
+				}
+			}
+			if v := model.Check(res.History, model.DefaultCheckOptions()); grants < 10 || len(v.Violations) > 0 || res.Requests == 0 {
+				t.Fatalf("no faults: %d grants, %d requests, violations %+v", grants, res.Requests, v.Violations)
+			}
+		}
+	}
+}
+
+// An etcd lock needs one member, and one constructor.
+func TestEtcdLockIsRefusedAWrongWorld(t *testing.T) {
+	cfg := EtcdDefaultConfig()
+	cfg.Nodes, cfg.Replication = 3, 3
+	if _, err := RunTest(t, Scenario{Config: cfg, Lock: naiveEtcdLock(), Seed: 1}); err == nil {
+		t.Fatal("an etcd lock ran against three nodes")
+	}
+	both := naiveEtcdLock()
+	both.New = func(*Client) Locker { return nil }
+	if _, err := RunTest(t, Scenario{Config: EtcdDefaultConfig(), Lock: both, Seed: 1}); err == nil {
+		t.Fatal("a lock with two constructors ran")
+	}
+}
