@@ -472,3 +472,8 @@ func CompareMarkdown(w io.Writer, m reports.Matrix, command string) error {
 // compare command does not write: the verdicts of real Redis libraries,
 // run unmodified (examples/redislocks TestVerdicts -update-variants).
 const RealLibrariesMarker = "<!-- real libraries: examples/redislocks TestVerdicts -->"
+
+// EtcdMarker starts the part of reports/VARIANTS.md about etcd's own
+// Mutex (the etcdv3 module's sweeps), after the Redis libraries' part,
+// which TestVerdicts rewrites up to it.
+const EtcdMarker = "<!-- etcd's Mutex: the etcdv3 module's TestMutexSweep -->"
