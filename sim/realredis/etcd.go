@@ -8,13 +8,10 @@ package realredis
 // the member's crashes and restarts.
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 
-	"github.com/locksim/locksim/faults"
-	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/etcdnode"
 )
@@ -73,37 +70,16 @@ func (l Lock) keepAliveDetect() time.Duration {
 // heldUntil is when a pause inside Lock that holds every message of the
 // client (etcdPauseBefore) and covers true time t ends (t when none does).
 // The coordinator's own.
-func (c *client) heldUntil(t int64) int64 {
-	for _, p := range c.held {
-		if p[0] <= t && t < p[1] {
-			t = p[1]
-		}
-	}
-	return t
-}
+func (c *client) heldUntil(t int64) int64 { return pastWindows(c.held, t) }
 
 // etcdPauseBefore strikes a pause that waits for a message inside Lock (or,
 // for before-delete, inside Unlock): the whole client process stops before
-// sending it, its other goroutines' messages and what the member sends it
-// wait too.
+// sending it, and its other goroutines' messages and what the member sends
+// it wait too (heldUntil).
 func (w *world) etcdPauseBefore(cl *client, at int64, m *emsg) int64 {
-	if len(cl.pendingPause) == 0 {
-		return at
+	d := w.strikePause(cl, at, m.what)
+	if d > 0 {
+		cl.held = append(cl.held, [2]int64{at, at + d})
 	}
-	cl.mu.Lock()
-	op := cl.op
-	cl.mu.Unlock()
-	p := cl.pendingPause[0]
-	switch {
-	case p.point == faults.InAcquire && op == model.AcquireCall:
-	case p.point == faults.BeforeDelete && op == model.ReleaseCall:
-	default:
-		return at
-	}
-	cl.pendingPause = cl.pendingPause[1:]
-	cl.held = append(cl.held, [2]int64{at, at + p.d})
-	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: cl.idx, Time: at, For: p.d, Point: string(p.point)})
-	w.healedAt(at + p.d)
-	w.note(at, fmt.Sprintf("%s pauses %s before %s", cl.name, model.Seconds(p.d), m.what()))
-	return at + p.d
+	return at + d
 }

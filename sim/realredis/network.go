@@ -374,8 +374,17 @@ type pendingPause struct {
 // pauseBefore strikes a pause that waits for a call inside Lock (or, for
 // before-delete, inside Unlock): the client stops before sending it.
 func (w *world) pauseBefore(cl *client, at int64, args [][]byte) int64 {
+	d := w.strikePause(cl, at, func() string { return strings.ToUpper(string(args[0])) })
+	return at + d
+}
+
+// strikePause takes the client's next pending fault-point pause if it
+// waits for a message sent now (inside Lock for in-acquire, inside Unlock
+// for before-delete), records it and returns its length; 0 when none
+// strikes. what names the message, for the trace.
+func (w *world) strikePause(cl *client, at int64, what func() string) int64 {
 	if len(cl.pendingPause) == 0 {
-		return at
+		return 0
 	}
 	cl.mu.Lock()
 	op := cl.op
@@ -385,11 +394,11 @@ func (w *world) pauseBefore(cl *client, at int64, args [][]byte) int64 {
 	case p.point == faults.InAcquire && op == model.AcquireCall:
 	case p.point == faults.BeforeDelete && op == model.ReleaseCall:
 	default:
-		return at
+		return 0
 	}
 	cl.pendingPause = cl.pendingPause[1:]
 	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: cl.idx, Time: at, For: p.d, Point: string(p.point)})
 	w.healedAt(at + p.d)
-	w.note(at, fmt.Sprintf("%s pauses %s before %s", cl.name, model.Seconds(p.d), strings.ToUpper(string(args[0]))))
-	return at + p.d
+	w.note(at, fmt.Sprintf("%s pauses %s before %s", cl.name, model.Seconds(p.d), what()))
+	return p.d
 }

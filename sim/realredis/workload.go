@@ -42,8 +42,12 @@ type client struct {
 
 // pausedUntil is when the timed pause covering true time t ends (t when
 // none does): the client's messages wait for it.
-func (c *client) pausedUntil(t int64) int64 {
-	for _, p := range c.pauses {
+func (c *client) pausedUntil(t int64) int64 { return pastWindows(c.pauses, t) }
+
+// pastWindows is t moved past every [from, to) window that covers it, in
+// the windows' order.
+func pastWindows(windows [][2]int64, t int64) int64 {
+	for _, p := range windows {
 		if p[0] <= t && t < p[1] {
 			t = p[1]
 		}
