@@ -2,11 +2,11 @@ package etcdv3
 
 import (
 	"context"
-	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
@@ -40,7 +40,8 @@ func (c *Client) TTLSeconds() int { return max(1, int(c.TTL/time.Second)) }
 func Lock(name string, newLocker func(c *Client) locksimtest.Locker) realredis.Lock {
 	return realredis.Lock{Name: name, Summary: "a lock on etcd's own client", NewEtcd: func(c *realredis.EtcdClient) realredis.Locker {
 		cl := NewClient(c.Conn)
-		return &closing{Locker: newLocker(&Client{Client: cl, Name: c.Name, TTL: c.TTL, Rand: c.Rand}), client: cl}
+		c.CloseOnStop(cl)
+		return newLocker(&Client{Client: cl, Name: c.Name, TTL: c.TTL, Rand: c.Rand})
 	}}
 }
 
@@ -62,33 +63,69 @@ func Check(t *testing.T, newLocker func(c *Client) locksimtest.Locker, opts ...l
 	locksimtest.CheckLock(t, Lock("etcd-lock", newLocker), opts...)
 }
 
-// closing closes the client it was made with after the Locker.
-type closing struct {
-	locksimtest.Locker
-	client *clientv3.Client
-}
-
-func (c *closing) Close() error {
-	if cl, ok := c.Locker.(io.Closer); ok {
-		cl.Close()
-	}
-	return c.client.Close()
-}
-
 // MutexLocker is etcd's concurrency.Mutex as its documentation wires it: a
 // Session (a lease kept alive in the background) and a Mutex on a prefix.
 // A session whose lease ended is replaced before the next Lock. Lock
 // reports no validity: the holder uses the lock until it releases it.
+//
+// It is a locksimtest.Fencer: its FencingToken is the hold's Token, the
+// key's create revision unless NewFencedMutexLocker chose another. The
+// token is used only where the lock's envelope has the resource check it
+// (FencedMutexEnvelope).
 type MutexLocker struct {
 	c       *Client
 	prefix  string
+	token   Token
 	session *concurrency.Session
 	mutex   *concurrency.Mutex
 }
 
 // NewMutexLocker is a MutexLocker on prefix.
 func NewMutexLocker(c *Client, prefix string) *MutexLocker {
-	return &MutexLocker{c: c, prefix: prefix}
+	return &MutexLocker{c: c, prefix: prefix, token: KeyCreateRevision}
+}
+
+// NewFencedMutexLocker is a MutexLocker on prefix whose holds carry the
+// fencing token read by token (KeyCreateRevision or HeaderRevision).
+func NewFencedMutexLocker(c *Client, prefix string, token Token) *MutexLocker {
+	if token == nil {
+		token = KeyCreateRevision
+	}
+	return &MutexLocker{c: c, prefix: prefix, token: token}
+}
+
+// Token reads a held Mutex's fencing token, as its user would.
+type Token func(m *concurrency.Mutex) int64
+
+// KeyCreateRevision is the create revision of the Mutex's own key, the
+// token etcd's documentation names ("the revision of the lock key"): the
+// Mutex keeps it and compares it in IsOwner, so it costs no call. Holders
+// of one prefix get strictly growing create revisions, even two that
+// hold at once.
+func KeyCreateRevision(m *concurrency.Mutex) int64 {
+	if c, ok := m.IsOwner().TargetUnion.(*pb.Compare_CreateRevision); ok {
+		return c.CreateRevision
+	}
+	return 0
+}
+
+// HeaderRevision is the store revision in the header of the response that
+// granted the lock (Mutex.Header, what etcd's Lock RPC returns). It grows
+// from one holder to the next, but two Locks answered at the same
+// revision get the same one.
+func HeaderRevision(m *concurrency.Mutex) int64 {
+	if h := m.Header(); h != nil {
+		return h.Revision
+	}
+	return 0
+}
+
+// FencingToken is the token of the hold the last Lock gave.
+func (l *MutexLocker) FencingToken() uint64 {
+	if l.mutex == nil {
+		return 0
+	}
+	return uint64(max(0, l.token(l.mutex)))
 }
 
 func (l *MutexLocker) Lock(ctx context.Context) (time.Time, error) {
@@ -139,12 +176,27 @@ func (l *MutexLocker) Close() error {
 // (realredis.DefaultKeepAliveDetect, 8 s), longer than locksim's liveness
 // bound allows a waiter.
 func MutexEnvelope() algorithm.Envelope {
-	v, err := variants.Lookup("etcd-mutex")
+	e := etcdEnvelope("etcd-mutex")
+	e.Safety.UseWithinValidity = true
+	return e
+}
+
+// FencedMutexEnvelope is what etcd's Mutex promises with its fencing
+// token checked by the resource (NewFencedMutexLocker): the etcd-fenced
+// transliteration's envelope, resource safety and liveness but not mutual
+// exclusion, with MutexEnvelope's narrower liveness. It does not need
+// UseWithinValidity: a holder that outlived its lease is refused by the
+// resource once a later holder has used it.
+func FencedMutexEnvelope() algorithm.Envelope { return etcdEnvelope("etcd-fenced") }
+
+// etcdEnvelope is the envelope of the named transliteration, with
+// liveness promised only without message loss (MutexEnvelope says why).
+func etcdEnvelope(name string) algorithm.Envelope {
+	v, err := variants.Lookup(name)
 	if err != nil {
 		panic("etcdv3: " + err.Error())
 	}
 	e := v.Envelope
-	e.Safety.UseWithinValidity = true
 	e.Liveness.MessageLossMaxPPM = 1
 	return e
 }

@@ -17,6 +17,13 @@ import (
 // (realredis.Extender).
 type Locker = realredis.Locker
 
+// Fencer is a Locker whose holds carry a fencing token (FencingToken).
+// Give the lock an envelope whose Safety has ResourceChecksTokens, and
+// the workload's resource refuses an access with a token below the newest
+// it has let in: the check then holds the lock to resource safety, not
+// mutual exclusion (realredis.Fencer).
+type Fencer = realredis.Fencer
+
 // RedisClient is what your constructor gets for one simulated client
 // thread: a go-redis client per simulated Redis node, the TTL to wire the
 // lock with, and a seeded random stream to feed the library's random

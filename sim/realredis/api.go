@@ -50,6 +50,21 @@ type Extender interface {
 	Extend(ctx context.Context) (validUntil time.Time, err error)
 }
 
+// Fencer is a Locker whose holds carry a fencing token (etcd's key
+// revision, a counter the lock increments in Redis). When the lock's
+// envelope has the resource check tokens (Assumptions.ResourceChecksTokens)
+// and the plan does not lapse it (Deployment.NoFencing), the workload
+// sends each hold's token with every access to the protected resource,
+// and the resource refuses an access whose token is below the newest it
+// has let in: a holder that outlived its grant is turned away once its
+// successor has used the resource. Such a lock promises resource safety,
+// not mutual exclusion.
+type Fencer interface {
+	// FencingToken is the token of the hold the last successful Lock
+	// gave; the workload asks for it right after Lock returns.
+	FencingToken() uint64
+}
+
 // Client is what a lock's constructor is given for one simulated client
 // thread.
 type Client struct {
@@ -83,8 +98,9 @@ type Lock struct {
 	// NewEtcd, instead of New, builds one client's Locker on etcd's own
 	// client over one simulated etcd member (sim/etcdnode); the world has
 	// one node, the member. A Locker that is an io.Closer is closed when
-	// its client stops (close the etcd client and session there: their
-	// goroutines must end with the run).
+	// its client stops, and then what was given to EtcdClient.CloseOnStop
+	// (close the etcd session and client there: their goroutines must end
+	// with the run).
 	NewEtcd func(c *EtcdClient) Locker
 	// KeepAliveDetect is, for an etcd lock, how long a gRPC connection
 	// whose messages are lost takes to fail (0: DefaultKeepAliveDetect;

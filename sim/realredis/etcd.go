@@ -8,6 +8,7 @@ package realredis
 // the member's crashes and restarts.
 
 import (
+	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -31,7 +32,14 @@ type EtcdClient struct {
 	TTL time.Duration
 	// Rand is the client's own seeded stream, for the lock's random choices.
 	Rand *rand.Rand
+
+	closers []io.Closer
 }
+
+// CloseOnStop has c closed when the client stops, after its Locker (an
+// etcd client built over Conn, whose goroutines must end with the run),
+// in the reverse order of the calls.
+func (c *EtcdClient) CloseOnStop(cl io.Closer) { c.closers = append(c.closers, cl) }
 
 // EtcdDefaultConfig is the world an etcd lock is checked in by default:
 // one member, three client hosts, a 10-second lease TTL, two simulated

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -23,6 +24,54 @@ type econn struct {
 	mu   sync.Mutex
 	tr   *etrans // the current connection; nil before the first use
 	gens int     // connections made
+	// gRPC's reconnect backoff: connections in a row that failed before
+	// the member answered anything, and the true time before which the
+	// next may not be made; jitter draws its spread.
+	failedDials int
+	readyAt     int64
+	jitter      *rand.Rand
+}
+
+// gRPC's default connection backoff (grpc/backoff.DefaultConfig): 1 s
+// after the first failed attempt, 1.6 times longer after each further
+// one, at most 120 s, each spread by up to 20% either way.
+const (
+	dialBackoffBase = int64(time.Second)
+	dialBackoffMax  = int64(120 * time.Second)
+)
+
+// dialBackoff is the wait after the n-th connection attempt in a row that
+// failed (n >= 1), in integers: 1.6 is 8/5, and the jitter is drawn.
+func dialBackoff(n int, jitter *rand.Rand) int64 {
+	d := dialBackoffBase
+	for i := 1; i < n && d < dialBackoffMax; i++ {
+		d = d * 8 / 5
+	}
+	d = min(d, dialBackoffMax)
+	return d - d/5 + jitter.Int64N(2*d/5+1)
+}
+
+// waitReady waits, as a call with gRPC's WaitForReady does, until the
+// connection may be made again after failed attempts, or ctx ends (false).
+// etcd's client sets WaitForReady on every call and stream.
+func (e *econn) waitReady(ctx context.Context) bool {
+	e.mu.Lock()
+	wait := e.readyAt - e.w.now()
+	if e.tr != nil && e.tr.broken == nil {
+		wait = 0 // the connection is up: nothing to wait for
+	}
+	e.mu.Unlock()
+	if wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(time.Duration(wait))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // etrans is one gRPC connection (one TCP connection, HTTP/2 over it):
@@ -35,6 +84,8 @@ type etrans struct {
 	broken  error // set: the connection failed; everything on it ends with this
 	calls   []*ecall
 	streams []*estream
+
+	answered bool // the member answered something on it (guarded by conn.mu)
 
 	// The coordinator's own.
 	seen       bool // in world.etrs
@@ -104,12 +155,14 @@ func (e *econn) transport() *etrans {
 	return e.tr
 }
 
-// errRunOver is what a call or stream gets once the run has ended: the
-// member no longer answers, and the library must not spin reconnecting in
-// no time (gRPC fails a call fast when it cannot connect).
+// errRunOver is what a call gets once the run has ended: the member no
+// longer answers (gRPC fails a call fast when it cannot connect).
 var errRunOver = &etcdnode.Error{Code: codeUnavailable, Msg: "connection refused"}
 
 func (e *econn) Call(ctx context.Context, req any) (any, error) {
+	if !e.waitReady(ctx) {
+		return nil, ctxErr(ctx)
+	}
 	if e.w.over.Load() {
 		return nil, errRunOver
 	}
@@ -135,7 +188,15 @@ func (e *econn) Call(ctx context.Context, req any) (any, error) {
 
 func (e *econn) Open(ctx context.Context, kind etcdnode.StreamKind) (etcdnode.Stream, error) {
 	if e.w.over.Load() {
-		return nil, errRunOver
+		// etcd's client opens its streams with WaitForReady: with no
+		// member to reach, the open waits for its context (the client's
+		// Close). Failing it at once, etcd 3.4's watcher would reopen it
+		// in a loop with no pause (3.5 added a backoff), in no time.
+		<-ctx.Done()
+		return nil, ctxErr(ctx)
+	}
+	if !e.waitReady(ctx) {
+		return nil, ctxErr(ctx)
 	}
 	e.mu.Lock()
 	tr := e.transport()

@@ -293,6 +293,12 @@ func applyEtcd(s stagedEffect) {
 	case s.broken:
 		if s.tr.broken == nil {
 			s.tr.broken = s.err
+			if !s.tr.answered && !e.w.over.Load() {
+				// The connection failed before the member answered:
+				// gRPC waits out its backoff before the next attempt.
+				e.failedDials++
+				e.readyAt = e.w.now() + dialBackoff(e.failedDials, e.jitter)
+			}
 			for _, c := range s.tr.calls {
 				if c.resp == nil && c.err == nil {
 					c.err = s.err
@@ -305,6 +311,7 @@ func applyEtcd(s stagedEffect) {
 			}
 		}
 	case s.call != nil:
+		s.tr.answered, e.failedDials = true, 0
 		s.call.resp, s.call.err = s.resp, s.err
 		s.tr.calls = slices.DeleteFunc(s.tr.calls, func(c *ecall) bool { return c == s.call })
 	case s.stream != nil && s.eof:
@@ -312,6 +319,7 @@ func applyEtcd(s stagedEffect) {
 			s.stream.err = io.EOF
 		}
 	case s.stream != nil:
+		s.tr.answered, e.failedDials = true, 0
 		s.stream.out = append(s.stream.out, s.msg)
 	}
 }

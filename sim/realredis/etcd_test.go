@@ -2,6 +2,7 @@ package realredis
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +101,81 @@ func TestEtcdLockIsRefusedAWrongWorld(t *testing.T) {
 	both.New = func(*Client) Locker { return nil }
 	if _, err := RunTest(t, Scenario{Config: EtcdDefaultConfig(), Lock: both, Seed: 1}); err == nil {
 		t.Fatal("a lock with two constructors ran")
+	}
+}
+
+// fencedNaive is naiveEtcd that believes it holds until it releases, and
+// gives its key's create revision as a fencing token.
+type fencedNaive struct {
+	naiveEtcd
+	rev int64
+}
+
+func (l *fencedNaive) Lock(ctx context.Context) (time.Time, error) {
+	_, err := l.naiveEtcd.Lock(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	r, err := l.c.Conn.Call(ctx, &etcdnode.RangeRequest{Key: []byte("naive-lock")})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if kvs := r.(*etcdnode.RangeResponse).Kvs; len(kvs) > 0 {
+		l.rev = kvs[0].CreateRevision
+	}
+	return time.Time{}, nil
+}
+
+func (l *fencedNaive) FencingToken() uint64 { return uint64(l.rev) }
+
+// With fencing, the resource refuses a holder that outlived its lease: a
+// 30-second pause at every fault point gives two holders whose read and
+// write interleave. Without fencing that loses an update; with it, the
+// paused holder's write is refused and the counter is whole, though two
+// clients still held the lock at once. A fenced lock with no token is an
+// error, not a silent unfenced run.
+func TestFencingKeepsTheResourceSafeWhereTheLockIsNot(t *testing.T) {
+	cfg := EtcdDefaultConfig()
+	cfg.Duration = 90 * time.Second
+	lock := Lock{Name: "fenced-naive", NewEtcd: func(c *EtcdClient) Locker { return &fencedNaive{naiveEtcd: naiveEtcd{c: c}} }}
+	plan := faults.Plan{Points: faults.Points{PausePPM: 1_000_000, PauseFor: 30 * time.Second}}
+	kinds := func(fenced bool) (map[model.ViolationKind]bool, int) {
+		l := lock
+		l.Envelope.Safety.ResourceChecksTokens = fenced
+		res, err := RunTest(t, Scenario{Config: cfg, Lock: l, Seed: 1, Plan: plan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.History.Fenced != fenced {
+			t.Fatalf("history fenced %v, want %v", res.History.Fenced, fenced)
+		}
+		refused := 0
+		for _, e := range res.History.Events {
+			if e.Kind == model.ResourceWrite && !e.Accepted {
+				refused++
+			}
+			if e.Kind == model.AcquireReturn && e.Granted && e.HasToken != fenced {
+				t.Fatalf("grant %+v: has_token %v in a world fenced %v", e, e.HasToken, fenced)
+			}
+		}
+		got := map[model.ViolationKind]bool{}
+		for _, v := range model.Check(res.History, model.DefaultCheckOptions()).Violations {
+			got[v.Kind] = true
+		}
+		return got, refused
+	}
+	plain, refused := kinds(false)
+	if !plain[model.MutualExclusion] || !plain[model.LostUpdate] || refused != 0 {
+		t.Fatalf("unfenced: violations %v, %d writes refused; want two holders and a lost update", plain, refused)
+	}
+	fenced, refused := kinds(true)
+	if !fenced[model.MutualExclusion] || fenced[model.LostUpdate] || refused == 0 {
+		t.Fatalf("fenced: violations %v, %d writes refused; want two holders, no lost update, refused writes", fenced, refused)
+	}
+	tokenless := naiveEtcdLock()
+	tokenless.Envelope.Safety.ResourceChecksTokens = true
+	_, err := RunTest(t, Scenario{Config: cfg, Lock: tokenless, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "FencingToken") {
+		t.Fatalf("a fenced envelope over a Locker without a token: err %v", err)
 	}
 }

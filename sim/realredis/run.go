@@ -101,6 +101,8 @@ func Run(sc Scenario) (Result, error) {
 		wake: make(chan struct{}, 1), hash: fnv.New64a(), tracing: sc.Trace,
 		net: rand.New(rand.NewPCG(sc.Seed, 0x6e6574))}
 	w.quarantine = sc.Lock.Envelope.Quarantined() && !plan.Deployment.NoQuarantine
+	w.fenced = sc.Lock.Envelope.Fenced() && !plan.Deployment.NoFencing
+	w.hist.Fenced = w.fenced
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	defer w.cancel()
 	for range cfg.Nodes {

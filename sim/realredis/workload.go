@@ -66,6 +66,7 @@ func (c *client) setOp(k model.Kind) {
 type resourceCall struct {
 	client *client
 	op     model.Kind // ResourceRead or ResourceWrite
+	token  uint64     // the hold's fencing token (a fenced world)
 	value  int64
 	sent   int64
 	got    int64
@@ -84,16 +85,29 @@ func (w *world) resourceAccess(r *resourceCall, now int64) {
 		w.staged = append(w.staged, stagedEffect{res: r})
 		return
 	}
-	ev := model.Event{Kind: r.op, Sent: r.sent, Accepted: true, Time: now}
-	if r.op == model.ResourceWrite {
+	ev := model.Event{Kind: r.op, Sent: r.sent, Accepted: true, Time: now, Token: r.token, HasToken: w.fenced}
+	if w.fenced {
+		if r.token < w.resHighest {
+			ev.Accepted = false
+		} else {
+			w.resHighest = r.token
+		}
+	}
+	switch {
+	case !ev.Accepted:
+	case r.op == model.ResourceWrite:
 		w.hist.FinalValue = r.value
 		ev.Value = r.value
-	} else {
+	default:
 		ev.Value = w.hist.FinalValue
 	}
-	r.got, r.ok = ev.Value, true
+	r.got, r.ok = ev.Value, ev.Accepted
 	w.record(r.client, ev)
-	w.note(now, fmt.Sprintf("resource %s by %s value=%d", r.op, r.client.name, ev.Value))
+	if w.fenced {
+		w.note(now, fmt.Sprintf("resource %s by %s token=%d value=%d accepted=%v", r.op, r.client.name, r.token, ev.Value, ev.Accepted))
+	} else {
+		w.note(now, fmt.Sprintf("resource %s by %s value=%d", r.op, r.client.name, ev.Value))
+	}
 	w.hist.Messages++
 	at := now + w.latency(r.client, -1)
 	w.push(&event{at: max(at, r.client.pausedUntil(at)), kind: evResourceReply, res: r})
@@ -108,13 +122,14 @@ func (c *client) resume(ctx context.Context) {
 	}
 }
 
-// access reads or writes the counter; false when the run ended first.
-func (c *client) access(ctx context.Context, op model.Kind, value int64) (int64, bool) {
+// access reads or writes the counter with hold h's token; false when the
+// run ended first or the resource refused the token.
+func (c *client) access(ctx context.Context, h *hold, op model.Kind, value int64) (int64, bool) {
 	c.resume(ctx)
 	if ctx.Err() != nil {
 		return 0, false
 	}
-	r := &resourceCall{client: c, op: op, value: value, sent: c.w.now(), done: make(chan struct{}, 1)}
+	r := &resourceCall{client: c, op: op, token: h.token, value: value, sent: c.w.now(), done: make(chan struct{}, 1)}
 	c.w.post(inboxItem{kind: itemResource, at: time.Now(), client: c.idx, res: r})
 	<-r.done
 	return r.got, r.ok
@@ -160,9 +175,10 @@ func (c *client) sleep(ctx context.Context, d time.Duration) {
 
 // hold is one grant, as the workload sees it.
 type hold struct {
-	granted    int64 // true time of the grant
-	validUntil int64 // true time; 0: until released
-	grantEvent int   // index of the grant in c.events
+	granted    int64  // true time of the grant
+	validUntil int64  // true time; 0: until released
+	grantEvent int    // index of the grant in c.events
+	token      uint64 // its fencing token (a fenced world)
 	ended      bool
 }
 
@@ -210,6 +226,11 @@ func (c *client) run(ctx context.Context) {
 		defer cl.Close()
 	}
 	ext, _ := l.(Extender)
+	fencer, _ := l.(Fencer)
+	if w.fenced && fencer == nil {
+		w.setErr(fmt.Errorf("%s's envelope has the resource check fencing tokens, but its Locker (%T) has no FencingToken method (realredis.Fencer)", w.lock.Name, l))
+		return
+	}
 	for grants := 0; ctx.Err() == nil; {
 		c.resume(ctx)
 		c.setOp(model.AcquireCall)
@@ -223,6 +244,10 @@ func (c *client) run(ctx context.Context) {
 		if err == nil {
 			h := hold{grantEvent: -1, granted: w.now()}
 			ev := model.Event{Kind: model.AcquireReturn, Granted: true}
+			if w.fenced {
+				h.token = fencer.FencingToken()
+				ev.Token, ev.HasToken = h.token, true
+			}
 			if !until.IsZero() {
 				h.validUntil = int64(until.Sub(w.epoch))
 				ev.ValidUntilTrue = h.validUntil
@@ -250,8 +275,12 @@ func (c *client) run(ctx context.Context) {
 func (w *world) newLocker(c *client) (Locker, func()) {
 	rnd := rand.New(rand.NewPCG(w.seed, 0xc0ffee^uint64(c.idx)))
 	if w.lock.NewEtcd != nil {
-		conn := &econn{w: w, c: c}
-		return w.lock.NewEtcd(&EtcdClient{Name: c.name, Index: c.idx, Conn: conn, TTL: w.cfg.TTL, Rand: rnd}), func() {}
+		ec := &EtcdClient{Name: c.name, Index: c.idx, Conn: &econn{w: w, c: c, jitter: rand.New(rand.NewPCG(w.seed, 0x6469616c<<8|uint64(c.idx)))}, TTL: w.cfg.TTL, Rand: rnd}
+		return w.lock.NewEtcd(ec), func() {
+			for i := len(ec.closers) - 1; i >= 0; i-- {
+				ec.closers[i].Close()
+			}
+		}
 	}
 	nodes := make([]redis.UniversalClient, len(w.nodes))
 	pools := make([]*redigo.Pool, len(w.nodes))
@@ -290,7 +319,7 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 	if c.expired(h) || ctx.Err() != nil {
 		return
 	}
-	v, ok := c.access(ctx, model.ResourceRead, 0)
+	v, ok := c.access(ctx, h, model.ResourceRead, 0)
 	if !ok {
 		return
 	}
@@ -343,7 +372,7 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 	if c.expired(h) || ctx.Err() != nil {
 		return
 	}
-	c.access(ctx, model.ResourceWrite, v+1)
+	c.access(ctx, h, model.ResourceWrite, v+1)
 }
 
 func (c *client) release(ctx context.Context, l Locker, h *hold) {
