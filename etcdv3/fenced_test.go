@@ -66,9 +66,14 @@ func fencedSweep(t *testing.T, token Token, n int) (twoHolders, lost int, firstT
 // an update, because the two holders' tokens differ and the resource lets
 // in only the newer. (3.6's lock gives two holders only where a holder
 // outlives its lease, which fencing covers the same way.)
+//
+// Mutex.Header().Revision is no such token on 3.4: two waiters whose
+// leases ended are woken by the same delete and read the same header
+// revision, so both get in and an update is lost. On 3.6 a Lock that
+// returns holds a live key, and the header revision is as good.
 func TestFencingHoldsWhereTheMutexDoesNot(t *testing.T) {
 	if testing.Short() {
-		t.Skip("300 seeds")
+		t.Skip("600 seeds")
 	}
 	two, lost, firstTwo, firstLost := fencedSweep(t, KeyCreateRevision, 300)
 	t.Logf("key create revision: %d of 300 seeds with two holders (first %d), %d with a lost update (first %d)", two, firstTwo, lost, firstLost)
@@ -78,6 +83,43 @@ func TestFencingHoldsWhereTheMutexDoesNot(t *testing.T) {
 	if !fixedMutex && two == 0 {
 		t.Fatal("3.4's Mutex gave no two holders in 300 seeds: the demonstration shows nothing")
 	}
+	two, lost, firstTwo, firstLost = fencedSweep(t, HeaderRevision, 300)
+	t.Logf("header revision: %d of 300 seeds with two holders (first %d), %d with a lost update (first %d)", two, firstTwo, lost, firstLost)
+	switch {
+	case fixedMutex && lost > 0:
+		t.Fatalf("3.6's Mutex fenced by its header revision lost an update in %d seeds (first: seed %d)", lost, firstLost)
+	case !fixedMutex && lost == 0:
+		t.Fatal("3.4's Mutex fenced by its header revision lost no update in 300 seeds")
+	case !fixedMutex && !sharedToken(t, firstLost):
+		t.Fatalf("seed %d lost an update, but no two clients were granted the same header revision", firstLost)
+	}
+}
+
+// sharedToken reports whether two clients were granted the lock with the
+// same token in seed's run of the header-revision-fenced Mutex.
+func sharedToken(t *testing.T, seed uint64) bool {
+	t.Helper()
+	lock := fencedLock(HeaderRevision)
+	target := explore.Target{Variant: lock.Variant(), Config: realredis.EtcdDefaultConfig(), Classes: []faults.Class{faults.ClassAll},
+		Runner: realredis.Runner{T: t, Lock: lock}}
+	opt := explore.DefaultOptions()
+	opt.Keep = true
+	o, err := explore.RunSeed(target, seed, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := map[uint64]int{}
+	for _, e := range o.History.Events {
+		if e.Kind != model.AcquireReturn || !e.Granted {
+			continue
+		}
+		if c, ok := holder[e.Token]; ok && c != e.Client {
+			t.Logf("seed %d: %s and %s were both granted with header revision %d", seed, o.History.Clients[c].Name, o.History.Clients[e.Client].Name, e.Token)
+			return true
+		}
+		holder[e.Token] = e.Client
+	}
+	return false
 }
 
 // TestFencedMutexSweep backs VARIANTS.md's figures for the fenced Mutex:

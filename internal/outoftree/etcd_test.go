@@ -37,7 +37,7 @@ func TestEtcdv3Module(t *testing.T) {
 		skipIfUnfetchable(t, out)
 		t.Fatalf("go test in etcdv3/: %v\n%s", err, out)
 	}
-	for _, want := range []string{"1000 seeds, each the same run twice", "etcd-concurrency-mutex: no bug in 300 seeds"} {
+	for _, want := range []string{"1000 seeds, each the same run twice", "etcd-concurrency-mutex: no bug in 300 seeds", "etcd-concurrency-mutex-fenced: no bug in 300 seeds"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("etcdv3's tests did not say %q:\n%s", want, out)
 		}
@@ -82,6 +82,7 @@ func etcd34Module(t *testing.T) string {
 // it wants two holders); the default check (TestMutexCheck, which 3.6
 // passes on the same seeds) fails with two holders, and its replay line
 // reproduces them; the same seeds replay to the same hash, 1,000 of them.
+// Fenced, the same Mutex keeps the resource safe on the same seeds.
 func TestEtcdMutexBugIsFoundInTheRealCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds etcd 3.4.3's client and gRPC 1.23")
@@ -103,6 +104,16 @@ func TestEtcdMutexBugIsFoundInTheRealCode(t *testing.T) {
 	again, err := goIn(t, dir, "test", "-count=1", "-run", m[1], "-locksim.seed="+m[2], ".")
 	if err == nil || !strings.Contains(again, "locksim: etcd-concurrency-mutex has a bug (seed "+m[2]+",") {
 		t.Fatalf("the replay line did not reproduce the failure (err %v):\n%s", err, again)
+	}
+	// Fenced by its key's create revision, the same Mutex keeps the
+	// resource safe: the default check passes, and over the same 300
+	// seeds the lock gives two holders and the resource loses nothing.
+	fenced, err := goIn(t, dir, "test", "-count=1", "-v", "-run", "^TestFencedMutexCheck$|^TestFencingHoldsWhereTheMutexDoesNot$", ".")
+	if err != nil || !strings.Contains(fenced, "etcd-concurrency-mutex-fenced: no bug in 300 seeds") {
+		t.Fatalf("etcd 3.4.3's Mutex, fenced: the resource was not kept safe (err %v):\n%s", err, fenced)
+	}
+	if m := regexp.MustCompile(`key create revision: (\d+) of 300 seeds with two holders`).FindStringSubmatch(fenced); m == nil || m[1] == "0" {
+		t.Fatalf("etcd 3.4.3's fenced Mutex showed no two holders, so fencing was not shown doing anything:\n%s", fenced)
 	}
 }
 
