@@ -212,57 +212,13 @@ func (w *world) loop() {
 		}
 		now := w.now()
 		if w.q.Len() > 0 && w.q.peek().at <= now {
-			for n := 0; w.q.Len() > 0 && w.q.peek().at <= now; n++ {
-				e := heap.Pop(&w.q).(*event)
-				if e.kind == evEnd && (n > 0 || w.q.Len() > 0 && w.q.peek().at <= now) {
-					// The run ends alone: after everything else due at
-					// its instant, and after the clients settled on it,
-					// so that no client sees the cancellation race a
-					// reply of the same instant.
-					w.push(e)
-					if n > 0 {
-						break
-					}
-					continue
-				}
-				w.process(e)
-			}
+			w.processDue(now)
 			w.publish()
 			continue
 		}
-		w.imu.Lock()
-		done := w.exits == len(w.clients)
-		w.imu.Unlock()
-		next := int64(-1)
-		if w.q.Len() > 0 {
-			next = w.q.peek().at
-		}
-		if !done && w.ended && now > w.end+int64(stopWithin) {
-			// A client that outlives the run by this much ignores its
-			// context: a finding of the lock (its goroutines cannot be
-			// stopped; the bubble reports them, RunTest keeps the finding).
-			w.hmu.Lock()
-			if w.abort == nil {
-				w.abort = &model.Abort{Kind: model.Livelock, Client: w.stuckClient(), Time: w.end,
-					Detail: fmt.Sprintf("a client was still running %s after the run ended and its context was cancelled: its Lock or Unlock ignores the context", stopWithin)}
-			}
-			w.hmu.Unlock()
+		next, stop := w.idle(now)
+		if stop {
 			return
-		}
-		if done && w.ended {
-			// The clients have stopped and closed their connections; the
-			// library's own goroutines (a dial's retries) may still be
-			// winding down on timers, and the bubble cannot end before
-			// they do. They get virtual time until a quiet spell passes.
-			if w.lingerUntil == 0 {
-				w.lingerUntil = now + int64(linger)
-			}
-			if now >= w.lingerUntil {
-				return
-			}
-			if next < 0 || next > w.lingerUntil {
-				next = w.lingerUntil
-			}
 		}
 		if next < 0 {
 			<-w.wake
@@ -275,6 +231,67 @@ func (w *world) loop() {
 		case <-t.C:
 		}
 	}
+}
+
+// processDue processes the events due at now, in the queue's order.
+func (w *world) processDue(now int64) {
+	for n := 0; w.q.Len() > 0 && w.q.peek().at <= now; n++ {
+		e := heap.Pop(&w.q).(*event)
+		if e.kind == evEnd && (n > 0 || w.q.Len() > 0 && w.q.peek().at <= now) {
+			// The run ends alone: after everything else due at its
+			// instant, and after the clients settled on it, so that no
+			// client sees the cancellation race a reply of the same
+			// instant.
+			w.push(e)
+			if n > 0 {
+				break
+			}
+			continue
+		}
+		w.process(e)
+	}
+}
+
+// idle is what the coordinator does when nothing is due at now: the
+// instant to wake at (-1: only when a client posts), or stop, once the
+// ended run's clients have stopped and a quiet spell passed, or when a
+// client outlives the run (a livelock finding).
+func (w *world) idle(now int64) (next int64, stop bool) {
+	w.imu.Lock()
+	done := w.exits == len(w.clients)
+	w.imu.Unlock()
+	next = -1
+	if w.q.Len() > 0 {
+		next = w.q.peek().at
+	}
+	if !done && w.ended && now > w.end+int64(stopWithin) {
+		// A client that outlives the run by this much ignores its
+		// context: a finding of the lock (its goroutines cannot be
+		// stopped; the bubble reports them, RunTest keeps the finding).
+		w.hmu.Lock()
+		if w.abort == nil {
+			w.abort = &model.Abort{Kind: model.Livelock, Client: w.stuckClient(), Time: w.end,
+				Detail: fmt.Sprintf("a client was still running %s after the run ended and its context was cancelled: its Lock or Unlock ignores the context", stopWithin)}
+		}
+		w.hmu.Unlock()
+		return 0, true
+	}
+	if done && w.ended {
+		// The clients have stopped and closed their connections; the
+		// library's own goroutines (a dial's retries) may still be
+		// winding down on timers, and the bubble cannot end before they
+		// do. They get virtual time until a quiet spell passes.
+		if w.lingerUntil == 0 {
+			w.lingerUntil = now + int64(linger)
+		}
+		if now >= w.lingerUntil {
+			return 0, true
+		}
+		if next < 0 || next > w.lingerUntil {
+			next = w.lingerUntil
+		}
+	}
+	return next, false
 }
 
 // drain takes the inbox in a deterministic order: by the instant posted,

@@ -75,16 +75,10 @@ func (quiet) Printf(context.Context, string, ...any) {}
 // Run runs sc; it must be called inside a synctest bubble (RunTest).
 func Run(sc Scenario) (Result, error) {
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
-	if !inBubble() {
-		return Result{}, errors.New("realredis: Run must run inside a testing/synctest bubble: call RunTest (or locksimtest.CheckRedis) from a test")
-	}
-	if (sc.Lock.New == nil) == (sc.Lock.NewEtcd == nil) {
-		return Result{}, fmt.Errorf("realredis: lock %q needs one constructor, New (Redis) or NewEtcd", sc.Lock.Name)
+	if err := checkScenario(sc); err != nil {
+		return Result{}, err
 	}
 	etcd := sc.Lock.NewEtcd != nil
-	if etcd && sc.Config.Nodes != 1 {
-		return Result{}, fmt.Errorf("realredis: an etcd lock runs against one member: the world has %d nodes (EtcdDefaultConfig has one)", sc.Config.Nodes)
-	}
 	if etcd {
 		etcdRuns.Lock()
 		defer etcdRuns.Unlock()
@@ -96,6 +90,46 @@ func Run(sc Scenario) (Result, error) {
 	if cfg.Nodes > 64 || cfg.Hosts > 64 {
 		return Result{}, errors.New("realredis: at most 64 nodes and 64 hosts")
 	}
+	w := newWorld(sc, cfg)
+	defer w.cancel()
+	w.scheduleFaults()
+	w.push(&event{at: w.end, kind: evEnd})
+	if etcd {
+		w.push(&event{at: int64(etcdnode.ExpiryCheckPeriod), kind: evExpiry})
+		w.served = make([][]int64, len(w.clients))
+	}
+	for _, c := range w.clients {
+		go c.run(w.ctx)
+	}
+	w.loop()
+	for _, c := range w.clients {
+		c.finish()
+	}
+	if etcd {
+		w.markLeaseLapses()
+	}
+	return w.result(sc)
+}
+
+// checkScenario refuses what Run cannot run: outside a bubble, a lock
+// with no constructor or two, an etcd lock over more than one member.
+func checkScenario(sc Scenario) error {
+	if !inBubble() {
+		return errors.New("realredis: Run must run inside a testing/synctest bubble: call RunTest (or locksimtest.CheckRedis) from a test")
+	}
+	if (sc.Lock.New == nil) == (sc.Lock.NewEtcd == nil) {
+		return fmt.Errorf("realredis: lock %q needs one constructor, New (Redis) or NewEtcd", sc.Lock.Name)
+	}
+	if sc.Lock.NewEtcd != nil && sc.Config.Nodes != 1 {
+		return fmt.Errorf("realredis: an etcd lock runs against one member: the world has %d nodes (EtcdDefaultConfig has one)", sc.Config.Nodes)
+	}
+	return nil
+}
+
+// newWorld is sc's world in cfg before it starts: its nodes (Redis nodes
+// or the etcd member) with their clocks, its clients with their timed
+// pauses, and what the history says of the world.
+func newWorld(sc Scenario, cfg sim.Config) *world {
 	plan := Fit(sc.Plan)
 	w := &world{cfg: cfg, plan: plan, lock: sc.Lock, seed: sc.Seed, epoch: time.Now(), end: int64(cfg.Duration),
 		wake: make(chan struct{}, 1), hash: fnv.New64a(), tracing: sc.Trace,
@@ -104,9 +138,8 @@ func Run(sc Scenario) (Result, error) {
 	w.fenced = sc.Lock.Envelope.Fenced() && !plan.Deployment.NoFencing
 	w.hist.Fenced = w.fenced
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	defer w.cancel()
 	for range cfg.Nodes {
-		if etcd {
+		if sc.Lock.NewEtcd != nil {
 			w.nodes = append(w.nodes, &node{member: etcdnode.New(etcdnode.Options{})})
 			w.estreams = map[uint64]*estream{}
 			continue
@@ -132,23 +165,13 @@ func Run(sc Scenario) (Result, error) {
 		}
 	}
 	w.hist.TTL, w.hist.Think, w.hist.End, w.hist.Replicas = cfg.TTL, cfg.ThinkMax, w.end, cfg.Nodes
-	w.scheduleFaults()
-	w.push(&event{at: w.end, kind: evEnd})
-	if etcd {
-		w.push(&event{at: int64(etcdnode.ExpiryCheckPeriod), kind: evExpiry})
-		w.served = make([][]int64, len(w.clients))
-	}
-	for _, c := range w.clients {
-		go c.run(w.ctx)
-	}
-	w.loop()
-	for _, c := range w.clients {
-		c.finish()
-	}
-	if etcd {
-		w.markLeaseLapses()
-	}
+	return w
+}
 
+// result is the ended run's history and hash, or why the run says
+// nothing (an order it could not decide, a lock that never reached the
+// simulated nodes).
+func (w *world) result(sc Scenario) (Result, error) {
 	w.hist.Events = w.merge()
 	w.hist.Abort = w.abort
 	slices.SortStableFunc(w.hist.Pauses, func(a, b model.PointPause) int {
@@ -164,6 +187,18 @@ func Run(sc Scenario) (Result, error) {
 			}
 		}
 	}
+	un := w.unsupported()
+	for _, e := range w.hist.Events {
+		w.scratch = fmt.Appendf(w.scratch[:0], "%d %d %d %v %d %d %d %s", e.Time, e.Client, e.Kind, e.Granted, e.ValidUntilTrue, e.Value, e.Sent, e.Reason)
+		w.hash.Write(w.scratch)
+	}
+	w.hist.Unsupported = un
+	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un, Requests: w.requests}, nil
+}
+
+// unsupported is what the lock asked of the nodes that they do not
+// serve, sorted, each once.
+func (w *world) unsupported() []string {
 	var un []string
 	for _, n := range w.nodes {
 		if n.member != nil {
@@ -173,13 +208,7 @@ func Run(sc Scenario) (Result, error) {
 		un = append(un, n.store.Unsupported()...)
 	}
 	slices.Sort(un)
-	un = slices.Compact(un)
-	for _, e := range w.hist.Events {
-		w.scratch = fmt.Appendf(w.scratch[:0], "%d %d %d %v %d %d %d %s", e.Time, e.Client, e.Kind, e.Granted, e.ValidUntilTrue, e.Value, e.Sent, e.Reason)
-		w.hash.Write(w.scratch)
-	}
-	w.hist.Unsupported = un
-	return Result{Result: sim.Result{History: w.hist, TraceHash: w.hash.Sum64(), Events: w.events, Trace: w.trace}, Unsupported: un, Requests: w.requests}, nil
+	return slices.Compact(un)
 }
 
 // merge puts the clients' events in one history: by time, then client,

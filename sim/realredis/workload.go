@@ -242,24 +242,9 @@ func (c *client) run(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			h := hold{grantEvent: -1, granted: w.now()}
-			ev := model.Event{Kind: model.AcquireReturn, Granted: true}
-			if w.fenced {
-				h.token = fencer.FencingToken()
-				ev.Token, ev.HasToken = h.token, true
-			}
-			if !until.IsZero() {
-				h.validUntil = int64(until.Sub(w.epoch))
-				ev.ValidUntilTrue = h.validUntil
-			}
-			ev.Time = h.granted
-			c.rec(ev)
-			h.grantEvent = len(c.events) - 1
-			c.mu.Lock()
-			c.cur = &h
-			c.mu.Unlock()
-			c.critical(ctx, l, ext, &h)
-			c.release(ctx, l, &h)
+			h := c.grant(until, fencer)
+			c.critical(ctx, l, ext, h)
+			c.release(ctx, l, h)
 			if grants++; grants == w.cfg.Acquisitions {
 				return
 			}
@@ -268,6 +253,30 @@ func (c *client) run(ctx context.Context) {
 		}
 		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
 	}
+}
+
+// grant records the grant Lock just returned, valid until until (zero:
+// until released), with its fencing token in a fenced world, and makes it
+// the client's current hold.
+func (c *client) grant(until time.Time, fencer Fencer) *hold {
+	w := c.w
+	h := &hold{grantEvent: -1, granted: w.now()}
+	ev := model.Event{Kind: model.AcquireReturn, Granted: true}
+	if w.fenced {
+		h.token = fencer.FencingToken()
+		ev.Token, ev.HasToken = h.token, true
+	}
+	if !until.IsZero() {
+		h.validUntil = int64(until.Sub(w.epoch))
+		ev.ValidUntilTrue = h.validUntil
+	}
+	ev.Time = h.granted
+	c.rec(ev)
+	h.grantEvent = len(c.events) - 1
+	c.mu.Lock()
+	c.cur = h
+	c.mu.Unlock()
+	return h
 }
 
 // newLocker builds client c's Locker over its clients of the nodes, and
