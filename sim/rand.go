@@ -47,16 +47,28 @@ func newAlgoStream(seed, id uint64) *rand.Rand {
 
 // uint64n is (*rand.Rand).Uint64N on a 64-bit machine, line for line: a
 // draw in [0, n), n > 0, by Lemire's multiply-and-reject.
+//
+// The common case (a power of two, or no rejection) inlines; the rare
+// rejection loop is out of line (about one draw in 2^44 for the kernel's
+// ranges), and draws what the loop above would.
 func (s *stream) uint64n(n uint64) uint64 {
+	x := s.pcg.Uint64()
 	if n&(n-1) == 0 { // n is a power of two: mask
-		return s.pcg.Uint64() & (n - 1)
+		return x & (n - 1)
 	}
-	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	hi, lo := bits.Mul64(x, n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
-		}
+		hi = s.reject(n, hi, lo)
+	}
+	return hi
+}
+
+// reject finishes uint64n's multiply-and-reject for a first draw whose
+// low half fell under n.
+func (s *stream) reject(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(s.pcg.Uint64(), n)
 	}
 	return hi
 }
@@ -66,12 +78,14 @@ func between(r *stream, lo, hi int64) int64 {
 	if hi <= lo {
 		return lo
 	}
-	n := hi - lo + 1
-	if n <= 0 {
-		panic("invalid argument to Int64N") // as rand.Rand would: the range overflows
+	if hi-lo+1 <= 0 {
+		overflow()
 	}
-	return lo + int64(r.uint64n(uint64(n)))
+	return lo + int64(r.uint64n(uint64(hi-lo+1)))
 }
+
+// overflow panics as rand.Rand's Int64N would: the range overflows.
+func overflow() { panic("invalid argument to Int64N") }
 
 // chance is true with probability ppm parts per million.
 func chance(r *stream, ppm uint32) bool {
