@@ -74,6 +74,70 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 	return compare(args, stdout, stderr, false)
 }
 
+// compareFlags are compare's flags: the scenario's world, the matrix's
+// seeds, rows and columns, its reports, and isolation's.
+type compareFlags struct {
+	cf                       configFlags
+	iso                      isolationFlags
+	out                      compareOutputs
+	count, seeds, world      *string
+	variantList, classList   *string
+	outDir                   *string
+	costs, exhaust, parallel *int
+	minimize, asJSON         *bool
+}
+
+// register defines compare's flags on f, and what replaced the ones it no
+// longer has.
+func (c *compareFlags) register(f *cmdFlags) {
+	f.renamed = map[string]string{"fixed-world": "-world none"}
+	c.cf.register(f, sim.DefaultConfig())
+	c.count = f.String("n", "30", "seeds per cell, from seed 1 (or use -seeds): a number, or one with a unit (10k)")
+	c.seeds = f.String("seeds", "", "inclusive seed range FROM..TO of every cell, or FROM.. with -n COUNT seeds (default 1..COUNT)")
+	c.costs = f.Int("costs", 30, "seeds per variant and assumption, drawn to break it (0: no cost table)")
+	c.exhaust = f.Int("exhaust", 0, "add the systematic exploration: every schedule of the small world with at most this many faults, per variant (0: none; see locksim explore)")
+	c.variantList = f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
+	c.classList = f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
+	c.world = f.String("world", "", "fields of the world a cell's seeds may draw, comma-separated, from: "+worldFieldList()+"; or all, or none (default: each cell draws those its fault class's bugs live in, less any a scenario flag or the -config file pins; a list narrows that)")
+	c.parallel = f.Int("parallel", 0, "workers (0: every core)")
+	c.minimize = f.Bool("minimize", true, fmt.Sprintf("minimise each failing cell's first counterexample (at most %d runs)", explore.CompareMinimizeRuns))
+	c.asJSON = f.Bool("json", false, "print the matrix as JSON on stdout instead of the Markdown (-out writes it to DIR/matrix.json)")
+	f.StringVar(&c.out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
+	f.StringVar(&c.out.html, "html", "", "write the HTML report (matrix, charts, each failing cell's timeline and porcupine pages) to FILE")
+	c.outDir = f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html (default: none, only what -md and -html name)")
+	c.iso.register(f)
+}
+
+// options are the comparison the flags ask for, checked in the order the
+// errors are reported; they also fill in the reports -out implies.
+func (c *compareFlags) options(f *cmdFlags) (explore.CompareOptions, error) {
+	if err := checkCompareInput(f, *c.parallel, *c.costs, c.out, *c.outDir); err != nil {
+		return explore.CompareOptions{}, err
+	}
+	opts, err := compareOptions(f, c.cf, *c.count, *c.seeds, *c.world)
+	if err != nil {
+		return opts, err
+	}
+	opts.CostSeeds, opts.Parallel, opts.Minimize, opts.Exhaust = *c.costs, *c.parallel, *c.minimize, *c.exhaust
+	if opts.Isolate, err = c.iso.isolation(); err != nil {
+		return opts, err
+	}
+	if *c.exhaust < 0 || *c.exhaust > 4 {
+		return opts, fmt.Errorf("-exhaust %d is not between 0 and 4", *c.exhaust)
+	}
+	if opts.Variants, err = lookupVariants(*c.variantList); err != nil {
+		return opts, err
+	}
+	if opts.Classes, err = faults.ParseClasses(*c.classList); err == nil {
+		err = opts.CheckWorlds() // no cell may draw a world past the limits
+	}
+	if err != nil {
+		return opts, err
+	}
+	c.out.resolve(*c.outDir)
+	return opts, nil
+}
+
 // compare is compareCmd; text prints the terminal's table (reports.Text)
 // on stdout instead of the Markdown, and names the reports written.
 func compare(args []string, stdout, stderr io.Writer, text bool) int {
@@ -82,60 +146,23 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 		"locksim compare -n 30 -md reports/VARIANTS.md   # regenerate the committed matrix",
 		"locksim compare -n 100 -variants original,corrected,fenced -faults pause,skew -html out/compare.html",
 		"locksim compare -n 20 -out out   # out/matrix.{md,html,json} and out/cells/*.html")
-	f.renamed = map[string]string{"fixed-world": "-world none"}
-	var cf configFlags
-	cf.register(f, sim.DefaultConfig())
-	count := f.String("n", "30", "seeds per cell, from seed 1 (or use -seeds): a number, or one with a unit (10k)")
-	seeds := f.String("seeds", "", "inclusive seed range FROM..TO of every cell, or FROM.. with -n COUNT seeds (default 1..COUNT)")
-	costs := f.Int("costs", 30, "seeds per variant and assumption, drawn to break it (0: no cost table)")
-	exhaust := f.Int("exhaust", 0, "add the systematic exploration: every schedule of the small world with at most this many faults, per variant (0: none; see locksim explore)")
-	variantList := f.String("variants", "", "variants to compare, comma-separated (default: all, see locksim variants)")
-	classList := f.String("faults", "", "fault classes, the matrix's columns, comma-separated (default: all of "+classList()+")")
-	world := f.String("world", "", "fields of the world a cell's seeds may draw, comma-separated, from: "+worldFieldList()+"; or all, or none (default: each cell draws those its fault class's bugs live in, less any a scenario flag or the -config file pins; a list narrows that)")
-	parallel := f.Int("parallel", 0, "workers (0: every core)")
-	minimize := f.Bool("minimize", true, fmt.Sprintf("minimise each failing cell's first counterexample (at most %d runs)", explore.CompareMinimizeRuns))
-	asJSON := f.Bool("json", false, "print the matrix as JSON on stdout instead of the Markdown (-out writes it to DIR/matrix.json)")
-	var out compareOutputs
-	f.StringVar(&out.md, "md", "", "write the Markdown matrix, with its regenerate note, to FILE")
-	f.StringVar(&out.html, "html", "", "write the HTML report (matrix, charts, each failing cell's timeline and porcupine pages) to FILE")
-	outDir := f.String("out", "", "directory for every report: matrix.md, matrix.html, matrix.json (unless named above) and cells/*.html (default: none, only what -md and -html name)")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	var c compareFlags
+	c.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	switch {
 	case done:
 		return code
-	case len(pos) > 0 && *asJSON:
+	case len(pos) > 0 && *c.asJSON:
 		return f.fail(stderr, fmt.Errorf("unexpected argument %q: -json is now a switch, the matrix as JSON on stdout; -out DIR writes DIR/matrix.json", pos[0]))
 	case len(pos) > 0:
 		return f.fail(stderr, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if err := checkCompareInput(f, *parallel, *costs, out, *outDir); err != nil {
-		return f.fail(stderr, err)
-	}
-	opts, err := compareOptions(f, cf, *count, *seeds, *world)
+	opts, err := c.options(f)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	opts.CostSeeds, opts.Parallel, opts.Minimize, opts.Exhaust = *costs, *parallel, *minimize, *exhaust
-	if opts.Isolate, err = isoFlags.isolation(); err != nil {
-		return f.fail(stderr, err)
-	}
-	if *exhaust < 0 || *exhaust > 4 {
-		return f.fail(stderr, fmt.Errorf("-exhaust %d is not between 0 and 4", *exhaust))
-	}
-	if opts.Variants, err = lookupVariants(*variantList); err != nil {
-		return f.fail(stderr, err)
-	}
-	if opts.Classes, err = faults.ParseClasses(*classList); err == nil {
-		err = opts.CheckWorlds() // no cell may draw a world past the limits
-	}
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	out.resolve(*outDir)
 
-	pages := cellPages{out: &out, links: map[string]string{}}
+	pages := cellPages{out: &c.out, links: map[string]string{}}
 	prog := newCompareProgress(stderr, cellCount(opts))
 	opts.OnCell = func(r explore.CellResult) {
 		prog.cell(r)
@@ -149,26 +176,32 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if err := out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
+	if err := c.out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
 		return f.fail(stderr, err)
 	}
-	switch {
-	case *asJSON:
-		err = reports.JSON(stdout, m)
-	case text:
-		err = reports.Text(stdout, m)
-		if err == nil {
-			fmt.Fprintf(stdout, "\nthe whole report, with the stories, costs, metrics and the pages of the failing cells:\n  %s\n",
-				strings.Join(out.written(), "\n  "))
-		}
-	default:
-		err = reports.Markdown(stdout, m)
-	}
-	if err != nil {
+	if err := printMatrix(stdout, m, *c.asJSON, text, &c.out); err != nil {
 		return f.fail(stderr, err)
 	}
 	prog.done()
 	return exitOK
+}
+
+// printMatrix prints the matrix on stdout: as JSON with -json, as the
+// terminal's table followed by the reports out wrote with text, else as
+// Markdown.
+func printMatrix(stdout io.Writer, m reports.Matrix, asJSON, text bool, out *compareOutputs) error {
+	switch {
+	case asJSON:
+		return reports.JSON(stdout, m)
+	case text:
+		if err := reports.Text(stdout, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nthe whole report, with the stories, costs, metrics and the pages of the failing cells:\n  %s\n",
+			strings.Join(out.written(), "\n  "))
+		return nil
+	}
+	return reports.Markdown(stdout, m)
 }
 
 // compareOptions are the seeds, world and fields compare's flags ask for.

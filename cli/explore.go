@@ -45,6 +45,70 @@ const exploreAbout = "Runs every schedule of a small world with at most -max-fau
 	"Exit 0: no violation (or the -max-schedules budget ran out first, which it says); 1: a\n" +
 	"counterexample; 2: bad usage; 130: interrupted with no counterexample."
 
+// exploreFlags are explore's flags: the scenario's world, what to explore
+// and how, and isolation's.
+type exploreFlags struct {
+	cf                            configFlags
+	iso                           isolationFlags
+	name, classes, world, beyond  *string
+	out                           *string
+	k, budget, parallel           *int
+	asJSON, keepGoing, safetyOnly *bool
+	strict, trace                 *bool
+}
+
+// register defines explore's flags on f, the small world's scenario flags
+// first.
+func (ef *exploreFlags) register(f *cmdFlags) {
+	ef.cf.register(f, explore.SmallWorld(3, 2, 1))
+	ef.name = f.String("variant", "original", "lock algorithm to explore (see locksim variants)")
+	ef.classes = f.String("faults", "all", "fault classes whose deviations a schedule may take, comma-separated, from: "+classList()+" (partition: message losses; threads and none: the default run's, see -threads)")
+	ef.world = f.String("world", "none", "none: explore runs the one small world the scenario flags give (there is no seed to draw one from; sweep draws worlds)")
+	ef.asJSON = f.Bool("json", false, "print the result (levels, counts, the counterexample's verdict, repro and replay line) as JSON on stdout")
+	ef.k = f.Int("max-faults", 2, "explore every schedule with at most this many faults, 0 to 6")
+	ef.budget = f.Int("max-schedules", explore.DefaultMaxSchedules, "stop, saying so, before a level that would take more schedules than this")
+	ef.beyond = f.String("beyond", "", "assumptions of the envelope to break on purpose, comma-separated, or all (default: only faults inside it)")
+	ef.keepGoing = f.Bool("keep-going", false, "explore every level up to -max-faults even after one with a counterexample, counting what fails at each")
+	ef.safetyOnly = f.Bool("safety-only", false, "judge safety only: leave liveness (waiters starved, items left behind) unjudged")
+	ef.strict = f.Bool("strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
+	ef.parallel = f.Int("parallel", 0, "workers (0: every core)")
+	ef.out = f.String("out", defaultReproDir, "directory for the counterexample's repro file")
+	ef.trace = f.Bool("trace", false, "print the counterexample's full timeline")
+	ef.iso.register(f)
+}
+
+// options are the target and the exploration the flags ask for, checked
+// in the order the errors are reported.
+func (ef *exploreFlags) options(f *cmdFlags) (explore.Target, explore.ExhaustOptions, error) {
+	iso, err := ef.iso.isolation()
+	if err != nil {
+		return explore.Target{}, explore.ExhaustOptions{}, err
+	}
+	if err := checkExploreInput(f, *ef.parallel, *ef.out); err != nil {
+		return explore.Target{}, explore.ExhaustOptions{}, err
+	}
+	if *ef.world != "none" {
+		return explore.Target{}, explore.ExhaustOptions{}, fmt.Errorf("-world %s: explore runs the one small world the scenario flags give, with no seed to draw one from; sweep -world draws them", *ef.world)
+	}
+	cfg, _, err := ef.cf.effective(f)
+	if err != nil {
+		return explore.Target{}, explore.ExhaustOptions{}, err
+	}
+	if f.set("nodes") && !f.set("replication") {
+		cfg.Replication = cfg.Nodes // the small world keeps the key on every node
+	}
+	t, o, err := exploreTarget(f, cfg, *ef.name, *ef.beyond, *ef.k, *ef.budget)
+	if err == nil {
+		err = narrowMenu(&t, &o, *ef.classes)
+	}
+	if err != nil {
+		return explore.Target{}, explore.ExhaustOptions{}, err
+	}
+	o.Parallel, o.Strict, o.KeepGoing, o.HangAfter, o.Isolate = *ef.parallel, *ef.strict, *ef.keepGoing, ef.iso.budget(), iso
+	o.Check.SkipLiveness = *ef.safetyOnly
+	return t, o, nil
+}
+
 func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("explore", "locksim explore [-variant NAME] [-max-faults K] [-faults CLASS,...] [-beyond ASSUMPTION,...] [-safety-only] [-json] [-out DIR] [scenario flags]",
 		exploreAbout,
@@ -53,52 +117,15 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		"locksim explore -variant fix-validity -nodes 2 -acquisitions 2 -safety-only",
 		"locksim explore -variant corrected -beyond use-within-validity -max-faults 1",
 		"locksim explore -variant original -faults pause,crash -json")
-	var cf configFlags
-	cf.register(f, explore.SmallWorld(3, 2, 1))
-	name := f.String("variant", "original", "lock algorithm to explore (see locksim variants)")
-	classes := f.String("faults", "all", "fault classes whose deviations a schedule may take, comma-separated, from: "+classList()+" (partition: message losses; threads and none: the default run's, see -threads)")
-	world := f.String("world", "none", "none: explore runs the one small world the scenario flags give (there is no seed to draw one from; sweep draws worlds)")
-	asJSON := f.Bool("json", false, "print the result (levels, counts, the counterexample's verdict, repro and replay line) as JSON on stdout")
-	k := f.Int("max-faults", 2, "explore every schedule with at most this many faults, 0 to 6")
-	budget := f.Int("max-schedules", explore.DefaultMaxSchedules, "stop, saying so, before a level that would take more schedules than this")
-	beyond := f.String("beyond", "", "assumptions of the envelope to break on purpose, comma-separated, or all (default: only faults inside it)")
-	keepGoing := f.Bool("keep-going", false, "explore every level up to -max-faults even after one with a counterexample, counting what fails at each")
-	safetyOnly := f.Bool("safety-only", false, "judge safety only: leave liveness (waiters starved, items left behind) unjudged")
-	strict := f.Bool("strict", false, "fail on every violation, also those outside the envelope and of properties the variant does not promise")
-	parallel := f.Int("parallel", 0, "workers (0: every core)")
-	out := f.String("out", defaultReproDir, "directory for the counterexample's repro file")
-	trace := f.Bool("trace", false, "print the counterexample's full timeline")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	var ef exploreFlags
+	ef.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	iso, err := isoFlags.isolation()
+	t, o, err := ef.options(f)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if err := checkExploreInput(f, *parallel, *out); err != nil {
-		return f.fail(stderr, err)
-	}
-	if *world != "none" {
-		return f.fail(stderr, fmt.Errorf("-world %s: explore runs the one small world the scenario flags give, with no seed to draw one from; sweep -world draws them", *world))
-	}
-	cfg, _, err := cf.effective(f)
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	if f.set("nodes") && !f.set("replication") {
-		cfg.Replication = cfg.Nodes // the small world keeps the key on every node
-	}
-	t, o, err := exploreTarget(f, cfg, *name, *beyond, *k, *budget)
-	if err == nil {
-		err = narrowMenu(&t, &o, *classes)
-	}
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	o.Parallel, o.Strict, o.KeepGoing, o.HangAfter, o.Isolate = *parallel, *strict, *keepGoing, isoFlags.budget(), iso
-	o.Check.SkipLiveness = *safetyOnly
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Unlike a sweep's, an exploration's live heap is large (a level of
 		// millions of schedules): Go's default GOGC keeps the heap at twice
@@ -106,32 +133,49 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 		defer debug.SetGCPercent(debug.SetGCPercent(100))
 	}
 	head := stdout
-	if *asJSON {
+	if *ef.asJSON {
 		head = stderr // stdout is for the JSON alone
 	}
-	describeExplore(head, t, *o.Menu, *k)
-	prog := newExploreProgress(stderr)
-	o.OnProgress = prog.show
-	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(head, l, prog.since()) }
-	// An interrupt stops the level; a counterexample is written the moment
-	// a worker finds one, so not even a kill loses it (the level's first by
-	// position replaces it at the end, with as many faults).
+	describeExplore(head, t, *o.Menu, *ef.k)
+	// An interrupt stops the level. The handler stays installed until
+	// explore returns, so an interrupt while the result is printed is
+	// caught too.
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	o.Stop = ctx.Done()
-	o.OnFound = func(x explore.Outcome) { _, _ = explore.WriteRepro(*out, explore.NewRepro(t, x)) }
-	res, err := explore.Exhaust(t, o)
-	prog.clear()
+	res, err := exhaustShowing(head, stderr, t, o, ctx.Done(), *ef.out)
 	var hang *explore.HangError
 	if errors.As(err, &hang) {
-		return reportHang(stdout, stderr, f, t, *out, hang)
+		return reportHang(stdout, stderr, f, t, *ef.out, hang)
 	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if *asJSON {
-		return exploreJSONOut(stdout, stderr, f, t, *out, res)
+	if *ef.asJSON {
+		return exploreJSONOut(stdout, stderr, f, t, *ef.out, res)
 	}
+	return printExplore(stdout, stderr, f, t, *ef.out, res, *ef.trace)
+}
+
+// exhaustShowing runs the exploration until stop is closed, showing its
+// progress on stderr and each level's line on head. A counterexample is
+// written into dir the moment a worker finds one, so not even a kill loses
+// it (the level's first by position replaces it at the end, with as many
+// faults).
+func exhaustShowing(head, stderr io.Writer, t explore.Target, o explore.ExhaustOptions, stop <-chan struct{}, dir string) (explore.ExhaustResult, error) {
+	prog := newExploreProgress(stderr)
+	o.OnProgress = prog.show
+	o.OnLevel = func(l explore.Level) { prog.clear(); printLevel(head, l, prog.since()) }
+	o.Stop = stop
+	o.OnFound = func(x explore.Outcome) { _, _ = explore.WriteRepro(dir, explore.NewRepro(t, x)) }
+	res, err := explore.Exhaust(t, o)
+	prog.clear()
+	return res, err
+}
+
+// printExplore prints explore's result and, with a counterexample, its
+// plan, verdict, timeline (all of it with full) and repro written into
+// dir: exit 1 with one, else 0 (130 when interrupted).
+func printExplore(stdout, stderr io.Writer, f *cmdFlags, t explore.Target, dir string, res explore.ExhaustResult, full bool) int {
 	fmt.Fprintf(stdout, "explore: %s\n", res)
 	x := res.Counterexample
 	if x == nil && res.Interrupted {
@@ -142,10 +186,10 @@ func exploreCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	printPlan(stdout, *x)
 	printOutcome(stdout, *x, t.Variant.Name)
-	if err := printTimeline(stdout, *x, *trace); err != nil {
+	if err := printTimeline(stdout, *x, full); err != nil {
 		return f.fail(stderr, err)
 	}
-	return writeExploreRepro(stdout, stderr, f, t, *out, *x, "counterexample")
+	return writeExploreRepro(stdout, stderr, f, t, dir, *x, "counterexample")
 }
 
 // writeExploreRepro writes x's repro into dir and prints its path and

@@ -15,6 +15,55 @@ import (
 	"github.com/locksim/locksim/variants"
 )
 
+// minimizeFlags are minimize's flags: what to keep, how hard to try, where
+// to write, and isolation's.
+type minimizeFlags struct {
+	kind, out *string
+	maxRuns   *int
+	trace     *bool
+	iso       isolationFlags
+}
+
+// register defines minimize's flags on f.
+func (mf *minimizeFlags) register(f *cmdFlags) {
+	mf.kind = f.String("kind", "", "violation kind to keep (default: the repro's first violation)")
+	mf.maxRuns = f.Int("max-runs", 2000, "bound on the scenarios tried")
+	mf.out = f.String("out", "", "directory for the minimal repro (default: FILE's directory)")
+	mf.trace = f.Bool("trace", false, "print the minimal run's full timeline")
+	mf.iso.register(f)
+}
+
+// input is what the arguments ask to minimise: the repro file's contents,
+// the violation kind to keep and the isolation to run the candidates in,
+// checked in the order the errors are reported.
+func (mf *minimizeFlags) input(f *cmdFlags, pos []string) (explore.Repro, model.ViolationKind, *explore.Isolation, error) {
+	if len(pos) != 1 {
+		return explore.Repro{}, "", nil, fmt.Errorf("give exactly one repro file to minimise")
+	}
+	if err := checkMinimizeInput(f, pos[0], *mf.out, *mf.maxRuns); err != nil {
+		return explore.Repro{}, "", nil, err
+	}
+	iso, err := mf.iso.isolation()
+	if err != nil {
+		return explore.Repro{}, "", nil, err
+	}
+	r, err := explore.ReadRepro(pos[0], variants.Lookup)
+	if err != nil {
+		return explore.Repro{}, "", nil, err
+	}
+	if r.Schedule != nil {
+		return explore.Repro{}, "", nil, fmt.Errorf("%s is a schedule found by locksim explore, which has the fewest faults there are (%d): there is nothing to shrink; replay it with %s", pos[0], r.Schedule.Faults(), explore.ReplayFileCommand(pos[0]))
+	}
+	k, err := kindToKeep(r, *mf.kind)
+	if err != nil {
+		return explore.Repro{}, "", nil, err
+	}
+	if k.IsProcessDeath() && iso == nil {
+		return explore.Repro{}, "", nil, fmt.Errorf("cannot minimise a %s finding: minimize runs its candidates in this process, which the %s would take down; replay %s shows it in a worker", k, k, pos[0])
+	}
+	return r, k, iso, nil
+}
+
 func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("minimize", "locksim minimize FILE [-kind KIND] [-max-runs N] [-out DIR]",
 		"Shrinks a repro's fault plan by delta debugging (explore.Minimize) while the same kind of\n"+
@@ -25,55 +74,38 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 			"Exit 1: a minimal failing repro was written; 2: bad usage or input.",
 		"locksim minimize repros/original-seed-2.json",
 		"locksim minimize repros/corrected-seed-40.json -kind lost-update -max-runs 500")
-	kind := f.String("kind", "", "violation kind to keep (default: the repro's first violation)")
-	maxRuns := f.Int("max-runs", 2000, "bound on the scenarios tried")
-	out := f.String("out", "", "directory for the minimal repro (default: FILE's directory)")
-	trace := f.Bool("trace", false, "print the minimal run's full timeline")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	var mf minimizeFlags
+	mf.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		return f.fail(stderr, fmt.Errorf("give exactly one repro file to minimise"))
-	}
-	if err := checkMinimizeInput(f, pos[0], *out, *maxRuns); err != nil {
-		return f.fail(stderr, err)
-	}
-	iso, err := isoFlags.isolation()
+	r, k, iso, err := mf.input(f, pos)
 	if err != nil {
 		return f.fail(stderr, err)
-	}
-	r, err := explore.ReadRepro(pos[0], variants.Lookup)
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	if r.Schedule != nil {
-		return f.fail(stderr, fmt.Errorf("%s is a schedule found by locksim explore, which has the fewest faults there are (%d): there is nothing to shrink; replay it with %s", pos[0], r.Schedule.Faults(), explore.ReplayFileCommand(pos[0])))
-	}
-	k, err := kindToKeep(r, *kind)
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	if k.IsProcessDeath() && iso == nil {
-		return f.fail(stderr, fmt.Errorf("cannot minimise a %s finding: minimize runs its candidates in this process, which the %s would take down; replay %s shows it in a worker", k, k, pos[0]))
 	}
 	t := r.Target()
 	fmt.Fprintf(stdout, "repro:   %s (recorded by %s)\n", pos[0], r.Version)
 	describeTarget(stdout, t)
 	fmt.Fprintf(stdout, "seed:    %d\nkeeping: %s\n", r.Seed, k)
 
-	res, err := explore.MinimizeWith(t, r.Seed, r.Plan, k, explore.MinimizeOptions{MaxRuns: *maxRuns, Isolate: iso})
+	res, err := explore.MinimizeWith(t, r.Seed, r.Plan, k, explore.MinimizeOptions{MaxRuns: *mf.maxRuns, Isolate: iso})
 	if code, ok := minimizeFinding(stdout, t.Variant.Name, pos[0], err); ok {
 		return code
 	}
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	return mf.report(f, t, res, pos[0], stdout, stderr)
+}
+
+// report writes the minimal repro of input, runs it once more for the
+// timeline (minimisation keeps no history) and prints it with the line
+// that replays it: exit 1, or 2 if it cannot be written or run.
+func (mf *minimizeFlags) report(f *cmdFlags, t explore.Target, res explore.MinimizeResult, input string, stdout, stderr io.Writer) int {
 	min := explore.NewRepro(res.Target, res.Outcome)
 	min.Minimized = true
-	path, err := writeMinimal(min, pos[0], *out)
+	path, err := writeMinimal(min, input, *mf.out)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
@@ -85,7 +117,7 @@ func minimizeCmd(args []string, stdout, stderr io.Writer) int {
 	printMinimized(stdout, t, res)
 	printPlan(stdout, o)
 	printOutcome(stdout, o, t.Variant.Name)
-	if err := printTimeline(stdout, o, *trace); err != nil {
+	if err := printTimeline(stdout, o, *mf.trace); err != nil {
 		return f.fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "minimal: %s\n", path)

@@ -22,39 +22,53 @@ const replayAbout = "Re-runs a failure: from a repro file (variant, config, seed
 	"Exit 0: no bug now; 1: a bug (with -strict: any violation), reproduced or not; 2: bad\n" +
 	"usage or input."
 
+// replayFlags are replay's flags: the scenario's (for a seed), the seed,
+// what to print and write, and isolation's.
+type replayFlags struct {
+	sc                 scenarioFlags
+	iso                isolationFlags
+	seed               *uint64
+	trace, asJSON, why *bool
+	htmlOut, htmlModel *string
+}
+
+// register defines replay's flags on f, the scenario's first.
+func (rf *replayFlags) register(f *cmdFlags) {
+	rf.sc.register(f)
+	rf.seed = f.Uint64("seed", 1, "seed to replay when no repro file is given")
+	rf.trace = f.Bool("trace", false, "print the full timeline")
+	rf.asJSON = f.Bool("json", false, "print the verdict (with variant, seed, config, plan, and for a repro file whether it reproduced) as JSON, as run -json does")
+	rf.why = f.Bool("why", false, "attribute a failing run to its causes: replay it with each fix the variant's family knows (or, for a lock without fixes, each world change) and say which remove each violation")
+	rf.htmlOut = f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html)")
+	rf.htmlModel = f.String("html-model", "", "porcupine's model for -html: mutex or counter (default: counter for a lost update, else mutex)")
+	rf.iso.register(f)
+}
+
 func replayCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("replay", "locksim replay FILE [-strict] [-trace] [-json] [-why] [-html OUT.html]\n       locksim replay -variant NAME -seed N [-faults CLASS,...] [-beyond ASSUMPTION,...] [scenario flags] [-trace] [-json] [-why] [-html OUT.html]",
 		replayAbout,
 		"locksim replay repros/original-seed-2.json",
 		"locksim replay repros/original-seed-2-min.json -trace -html seed2.html",
 		"locksim replay -variant original -seed 7 -faults threads -duration 3m")
-	var sc scenarioFlags
-	sc.register(f)
-	seed := f.Uint64("seed", 1, "seed to replay when no repro file is given")
-	trace := f.Bool("trace", false, "print the full timeline")
-	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan, and for a repro file whether it reproduced) as JSON, as run -json does")
-	why := f.Bool("why", false, "attribute a failing run to its causes: replay it with each fix the variant's family knows (or, for a lock without fixes, each world change) and say which remove each violation")
-	htmlOut := f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html)")
-	htmlModel := f.String("html-model", "", "porcupine's model for -html: mutex or counter (default: counter for a lost update, else mutex)")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	var rf replayFlags
+	rf.register(f)
 	pos, code, done := f.parse(args, stdout, stderr)
 	if done {
 		return code
 	}
-	iso, err := isoFlags.isolation()
+	iso, err := rf.iso.isolation()
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if err := checkReplayOutputs(*htmlModel, *htmlOut); err != nil {
+	if err := checkReplayOutputs(*rf.htmlModel, *rf.htmlOut); err != nil {
 		return f.fail(stderr, err)
 	}
-	rp, err := chooseReplay(f, &sc, pos, *seed, iso)
+	rp, err := chooseReplay(f, &rf.sc, pos, *rf.seed, iso)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if *asJSON {
-		return replayJSON(f, rp, sc.replayCommand(rp.target, rp.seed), stdout, stderr)
+	if *rf.asJSON {
+		return replayJSON(f, rp, rf.sc.replayCommand(rp.target, rp.seed), stdout, stderr)
 	}
 	rp.describe(stdout)
 	rp.opt.Check.Every = true // every violation is printed, the first of each kind compared
@@ -63,25 +77,33 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	return rf.report(f, rp, o, stdout, stderr)
+}
+
+// report prints the replayed run: its plan and verdict, whether a repro
+// file reproduced, the timeline, the -html pages, the -why attribution and
+// the line that replays it. Exit 1 on a failure, else 0, or 2 when the
+// pages cannot be written or the attribution fails.
+func (rf *replayFlags) report(f *cmdFlags, rp replayed, o explore.Outcome, stdout, stderr io.Writer) int {
 	printPlan(stdout, o)
 	printOutcome(stdout, o, rp.target.Variant.Name)
 	if rp.repro != nil {
 		printComparison(stdout, *rp.repro, o)
 	}
-	if err := printTimeline(stdout, o, *trace); err != nil {
+	if err := printTimeline(stdout, o, *rf.trace); err != nil {
 		return f.fail(stderr, err)
 	}
-	replay := sc.replayCommand(rp.target, rp.seed)
+	replay := rf.sc.replayCommand(rp.target, rp.seed)
 	if rp.repro != nil {
 		replay = explore.ReplayFileCommand(rp.file)
 	}
-	if *htmlOut != "" {
-		if err := writeReplayHTML(*htmlOut, o, *htmlModel, rp, replay); err != nil {
+	if *rf.htmlOut != "" {
+		if err := writeReplayHTML(*rf.htmlOut, o, *rf.htmlModel, rp, replay); err != nil {
 			return f.fail(stderr, err)
 		}
-		fmt.Fprintf(stdout, "html:    %s (porcupine's: %s)\n", *htmlOut, explore.PorcupinePath(*htmlOut))
+		fmt.Fprintf(stdout, "html:    %s (porcupine's: %s)\n", *rf.htmlOut, explore.PorcupinePath(*rf.htmlOut))
 	}
-	if *why && o.Failed() {
+	if *rf.why && o.Failed() {
 		a, err := cause.Attribute(rp.target, o, cause.Options{})
 		if err != nil {
 			return f.fail(stderr, err)

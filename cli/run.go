@@ -38,6 +38,41 @@ type runJSON struct {
 	Reproduced string `json:"reproduced,omitempty"`
 }
 
+// runFlags are run's flags: the scenario's, the seed, what to print and
+// write, and isolation's.
+type runFlags struct {
+	sc            scenarioFlags
+	iso           isolationFlags
+	seed          *uint64
+	trace, asJSON *bool
+	out, htmlOut  *string
+}
+
+// register defines run's flags on f, the scenario's first.
+func (rf *runFlags) register(f *cmdFlags) {
+	rf.sc.register(f)
+	rf.seed = f.Uint64("seed", 1, "seed: draws the fault plan and every random choice of the run")
+	rf.trace = f.Bool("trace", false, "print the full timeline, not only the part around the violation")
+	rf.asJSON = f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
+	rf.out = f.String("out", "", "write a repro file into this directory on a violation (default: none, unless only a file can replay the run: then "+defaultReproDir+")")
+	rf.htmlOut = f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html), as replay -html does")
+	rf.iso.register(f)
+}
+
+// options are the target, run options and isolation the flags ask for,
+// checked in the order the errors are reported.
+func (rf *runFlags) options(f *cmdFlags) (explore.Target, explore.Options, *explore.Isolation, error) {
+	iso, err := rf.iso.isolation()
+	if err != nil {
+		return explore.Target{}, explore.Options{}, nil, err
+	}
+	t, opt, err := rf.sc.checked(f)
+	if err == nil {
+		err = cmp.Or(checkOutDir("out", *rf.out), checkOutFile("html", *rf.htmlOut))
+	}
+	return t, opt, iso, err
+}
+
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	f := newFlags("run", "locksim run [-variant NAME] [-seed N] [-faults CLASS,...] [-beyond ASSUMPTION,...|all] [-strict] [scenario flags]",
 		"Runs one scenario, a pure function of (variant, config, seed, fault plan): the seed draws\n"+
@@ -53,64 +88,58 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		"locksim run -variant corrected -seed 82 -faults jump -beyond clock-jumps   # what breaking an assumption costs",
 		"locksim run -variant fenced -seed 1 -faults all -json",
 		"locksim run -config world.json -hosts 5   # -hosts overrides the file")
-	var sc scenarioFlags
-	sc.register(f)
-	seed := f.Uint64("seed", 1, "seed: draws the fault plan and every random choice of the run")
-	trace := f.Bool("trace", false, "print the full timeline, not only the part around the violation")
-	asJSON := f.Bool("json", false, "print the verdict (with variant, seed, config, plan) as JSON")
-	out := f.String("out", "", "write a repro file into this directory on a violation (default: none, unless only a file can replay the run: then "+defaultReproDir+")")
-	htmlOut := f.String("html", "", "write the run's timeline page to FILE, and porcupine's view of its linearizability check beside it (FILE-porcupine.html), as replay -html does")
-	var isoFlags isolationFlags
-	isoFlags.register(f)
+	var rf runFlags
+	rf.register(f)
 	if code, done := f.parseNone(args, stdout, stderr); done {
 		return code
 	}
-	iso, err := isoFlags.isolation()
-	if err != nil {
-		return f.fail(stderr, err)
-	}
-	t, opt, err := sc.checked(f)
-	if err == nil {
-		err = cmp.Or(checkOutDir("out", *out), checkOutFile("html", *htmlOut))
-	}
+	t, opt, iso, err := rf.options(f)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
 	head := stdout
-	if *asJSON {
+	if *rf.asJSON {
 		head = stderr // stdout is for the JSON alone
 	}
 	describeTarget(head, t)
-	fmt.Fprintf(head, "seed:    %d\n", *seed)
-	printSeedWorld(head, t, *seed)
+	fmt.Fprintf(head, "seed:    %d\n", *rf.seed)
+	printSeedWorld(head, t, *rf.seed)
 
 	opt.Keep, opt.Check.Every = true, true
-	o, err := explore.Run(t, *seed, nil, opt, iso)
+	o, err := explore.Run(t, *rf.seed, nil, opt, iso)
 	if err != nil {
 		return f.fail(stderr, err)
 	}
+	return rf.report(f, t, o, head, stdout, stderr)
+}
+
+// report saves the repro of a failed run, writes the -html pages (named
+// on head) and prints the run, as JSON with -json: exit 1 on a bug (with
+// -strict: any violation), else 0, or 2 when something cannot be written.
+func (rf *runFlags) report(f *cmdFlags, t explore.Target, o explore.Outcome, head, stdout, stderr io.Writer) int {
 	var replay, path string
+	var err error
 	if o.Failed() {
-		if replay, path, err = sc.saveFailure(t, o, *out); err != nil {
+		if replay, path, err = rf.sc.saveFailure(t, o, *rf.out); err != nil {
 			return f.fail(stderr, fmt.Errorf("cannot write the repro file: %v", err))
 		}
 	}
-	if *htmlOut != "" {
+	if *rf.htmlOut != "" {
 		info := reports.PageInfo{Variant: t.Variant.Name, Seed: o.Seed, Replay: replay}
 		if len(o.Verdict.Violations) > 0 {
 			info.Violation = o.Verdict.Violations[0].String()
 		}
-		if err := explore.WritePages(*htmlOut, o, "", info); err != nil {
-			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *htmlOut, err))
+		if err := explore.WritePages(*rf.htmlOut, o, "", info); err != nil {
+			return f.fail(stderr, fmt.Errorf("cannot write %s: %v", *rf.htmlOut, err))
 		}
-		fmt.Fprintf(head, "html:    %s (porcupine's: %s)\n", *htmlOut, explore.PorcupinePath(*htmlOut))
+		fmt.Fprintf(head, "html:    %s (porcupine's: %s)\n", *rf.htmlOut, explore.PorcupinePath(*rf.htmlOut))
 	}
-	if *asJSON {
+	if *rf.asJSON {
 		err = writeJSON(stdout, runJSON{Variant: t.Variant.Name, Seed: o.Seed, Classes: t.Classes, Beyond: t.Beyond,
 			Config: o.Config, World: t.World, Plan: o.Plan, TraceHash: fmt.Sprintf("%016x", o.Hash), Verdict: o.Verdict,
 			Findings: orEmpty(o.Findings), Breaches: orEmpty(o.Breaches), Failed: o.Failed(), Replay: replay, Repro: path})
 	} else {
-		err = printRun(stdout, o, t.Variant.Name, *trace, replay, path)
+		err = printRun(stdout, o, t.Variant.Name, *rf.trace, replay, path)
 	}
 	if err != nil {
 		return f.fail(stderr, err)
