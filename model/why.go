@@ -73,8 +73,29 @@ func ExplainWait(h History, v Violation) (WaitWhy, bool) {
 	why := WaitWhy{From: v.Time, To: to, Bound: to - v.Time, TTL: int64(h.TTL), Sleeper: -1,
 		Recorded: len(h.Items) > 0}
 	x := newWaitIndex(h, Attempts(h), Holds(h))
-	var failed []Attempt // the waiters' attempts that ended in the wait without a grant
-	for _, c := range v.Clients {
+	failed := why.failedAttempts(x, v.Clients)
+	x.indexItems(h, failed)
+	majority := h.Replicas/2 + 1
+	seen := map[int]bool{} // items counted in a blocker, by index in x.items
+	votes := map[int]map[string]bool{}
+	for _, a := range failed {
+		why.Failed++
+		why.classify(h, x, a, majority, seen, votes)
+	}
+	slices.SortStableFunc(why.Blockers, func(a, b Blocker) int { return cmp.Compare(b.Time, a.Time) })
+	why.names = make([]string, len(h.Clients))
+	for i := range h.Clients {
+		why.names[i] = clientName(h, i)
+	}
+	return why, true
+}
+
+// failedAttempts is the attempts of clients that ended in the wait without
+// a grant, client by client in the order given. It also records in why the
+// longest sleep among those clients, and the first of them to sleep it.
+func (why *WaitWhy) failedAttempts(x *waitIndex, clients []int) []Attempt {
+	var failed []Attempt
+	for _, c := range clients {
 		if c < 0 || c >= len(x.attempts) {
 			continue
 		}
@@ -87,60 +108,58 @@ func ExplainWait(h History, v Violation) (WaitWhy, bool) {
 			why.Slept, why.Sleeper = s, c
 		}
 	}
-	x.indexItems(h, failed)
-	majority := h.Replicas/2 + 1
-	seen := map[int]bool{} // items counted in a blocker, by index in x.items
-	votes := map[int]map[string]bool{}
-	for _, a := range failed {
-		why.Failed++
-		var blocked, split, own bool
-		clear(votes)
-		x.overlapping(a.CallTime, a.ReturnTime, func(i int) {
-			it := x.items[i]
-			if !it.App && it.Client != a.Client {
-				if votes[it.Client] == nil {
-					votes[it.Client] = map[string]bool{}
-				}
-				votes[it.Client][it.Node] = true
+	return failed
+}
+
+// classify counts how failed attempt a failed, by the items that stood
+// while it was in flight, and adds those that blocked it to the blockers,
+// each once: seen holds the items already added. votes is scratch space,
+// the other clients' items by client and node, kept across calls so that a
+// long wait does not allocate it per attempt.
+func (why *WaitWhy) classify(h History, x *waitIndex, a Attempt, majority int, seen map[int]bool, votes map[int]map[string]bool) {
+	var blocked, split, own bool
+	clear(votes)
+	x.overlapping(a.CallTime, a.ReturnTime, func(i int) {
+		it := x.items[i]
+		if !it.App && it.Client != a.Client {
+			if votes[it.Client] == nil {
+				votes[it.Client] = map[string]bool{}
 			}
-			switch {
-			case !it.App && it.Client == a.Client && it.From >= a.CallTime:
-				// its own vote
-			case !it.App && it.Client == a.Client:
-				own = true
-			case !it.App && x.contending(it, a):
-				split = true
-			default:
-				blocked = true
-				if !seen[i] {
-					seen[i] = true
-					why.block(h, x, it)
-				}
-			}
-		})
-		won := false
-		for _, nodes := range votes {
-			won = won || len(nodes) >= majority
+			votes[it.Client][it.Node] = true
 		}
 		switch {
-		case blocked:
-			why.Blocked++
-		case split && !won:
-			why.Split++
-		case split:
-			why.Blocked++ // a contender stood on a majority and still was not granted: counted as in the way
-		case own:
-			why.Own++
+		case !it.App && it.Client == a.Client && it.From >= a.CallTime:
+			// its own vote
+		case !it.App && it.Client == a.Client:
+			own = true
+		case !it.App && x.contending(it, a):
+			split = true
 		default:
-			why.Clear++
+			blocked = true
+			if !seen[i] {
+				seen[i] = true
+				why.block(h, x, it)
+			}
 		}
+	})
+	// Whether some client's items stood on a majority: the order the map
+	// is read in does not matter.
+	won := false
+	for _, nodes := range votes {
+		won = won || len(nodes) >= majority
 	}
-	slices.SortStableFunc(why.Blockers, func(a, b Blocker) int { return cmp.Compare(b.Time, a.Time) })
-	why.names = make([]string, len(h.Clients))
-	for i := range h.Clients {
-		why.names[i] = clientName(h, i)
+	switch {
+	case blocked:
+		why.Blocked++
+	case split && !won:
+		why.Split++
+	case split:
+		why.Blocked++ // a contender stood on a majority and still was not granted: counted as in the way
+	case own:
+		why.Own++
+	default:
+		why.Clear++
 	}
-	return why, true
 }
 
 // waitIndex answers, fast, what ExplainWait asks of a long run: which

@@ -207,12 +207,6 @@ func fenceToken(env algorithm.Env, key string, mut mutation, validUntil time.Dur
 	fenceKey := key + "_fence"
 	topology := env.Topology(key)
 	majority := len(topology)/2 + 1
-	type reply struct {
-		server algorithm.Server
-		value  uint64
-	}
-	var replies []reply
-	var token uint64
 	// The holder's clock, read once: one before the epoch (an offset at
 	// the start of a run) reads 0 and adds nothing; the counters carry on
 	// alone.
@@ -221,36 +215,7 @@ func fenceToken(env algorithm.Env, key string, mut mutation, validUntil time.Dur
 	if mut == mutCatchUpImpatient {
 		tries = 1
 	}
-	for _, server := range topology {
-		// A call that got no answer is asked again, as catchUp asks: a
-		// raise is idempotent, one more increment is harmless, and one
-		// lost reply failed the whole acquire (found by locksim: fenced,
-		// one client under 16% loss, seed 3327 of class all, 74 s
-		// without a grant).
-		v, err := retried(tries, func() (uint64, error) {
-			if mut == mutTokenNoClock {
-				return server.Increment(fenceKey)
-			}
-			return server.RaiseCounter(fenceKey, clock)
-		})
-		// A counter past the clock says only what it held: step past it.
-		// So does one at 0, the clock too, or the high part would be 0
-		// for every holder before the epoch.
-		if err == nil && (v > clock || v == 0) && mut != mutRaiseAsIs {
-			v, err = retried(tries, func() (uint64, error) { return server.Increment(fenceKey) })
-		}
-		if err == nil {
-			switch {
-			case mut == mutTokenLastReply:
-				token = v
-			case mut == mutTokenLeastReply && len(replies) > 0:
-				token = min(token, v)
-			default:
-				token = max(token, v)
-			}
-			replies = append(replies, reply{server, v})
-		}
-	}
+	replies, token := drawCounters(topology, fenceKey, clock, tries, mut)
 	need := majority
 	if mut == mutTokenAnyReply {
 		need = 1
@@ -261,8 +226,67 @@ func fenceToken(env algorithm.Env, key string, mut mutation, validUntil time.Dur
 	if mut == mutCatchUpSkipped {
 		return token, true
 	}
+	return token, catchUpMajority(env, replies, fenceKey, token, majority, mut, validUntil)
+}
+
+// fenceReply is a node's counter as it answered fenceToken's draw.
+type fenceReply struct {
+	server algorithm.Server
+	value  uint64
+}
+
+// drawCounters raises (or steps) the fence counter on every node of the
+// topology, in order, and returns the nodes that answered with their
+// counters, and the high part: the largest of the counters.
+func drawCounters(topology []algorithm.Server, fenceKey string, clock uint64, tries int, mut mutation) ([]fenceReply, uint64) {
+	var replies []fenceReply
+	var token uint64
+	for _, server := range topology {
+		v, err := drawCounter(server, fenceKey, clock, tries, mut)
+		if err == nil {
+			switch {
+			case mut == mutTokenLastReply:
+				token = v
+			case mut == mutTokenLeastReply && len(replies) > 0:
+				token = min(token, v)
+			default:
+				token = max(token, v)
+			}
+			replies = append(replies, fenceReply{server, v})
+		}
+	}
+	return replies, token
+}
+
+// drawCounter raises the fence counter on server to the clock, and
+// increments it instead where it was already past the clock: the reply is
+// then above what the node held.
+func drawCounter(server algorithm.Server, fenceKey string, clock uint64, tries int, mut mutation) (uint64, error) {
+	// A call that got no answer is asked again, as catchUp asks: a
+	// raise is idempotent, one more increment is harmless, and one
+	// lost reply failed the whole acquire (found by locksim: fenced,
+	// one client under 16% loss, seed 3327 of class all, 74 s
+	// without a grant).
+	v, err := retried(tries, func() (uint64, error) {
+		if mut == mutTokenNoClock {
+			return server.Increment(fenceKey)
+		}
+		return server.RaiseCounter(fenceKey, clock)
+	})
+	// A counter past the clock says only what it held: step past it.
+	// So does one at 0, the clock too, or the high part would be 0
+	// for every holder before the epoch.
+	if err == nil && (v > clock || v == 0) && mut != mutRaiseAsIs {
+		v, err = retried(tries, func() (uint64, error) { return server.Increment(fenceKey) })
+	}
+	return v, err
+}
+
+// catchUpMajority catches up the nodes of replies to the high part token
+// until a majority hold at least it, and reports whether they do.
+func catchUpMajority(env algorithm.Env, replies []fenceReply, fenceKey string, token uint64, majority int, mut mutation, validUntil time.Duration) bool {
 	// Least-lagging first: catch up as few nodes as a majority needs.
-	slices.SortStableFunc(replies, func(a, b reply) int {
+	slices.SortStableFunc(replies, func(a, b fenceReply) int {
 		switch {
 		case a.value > b.value:
 			return -1
@@ -280,7 +304,7 @@ func fenceToken(env algorithm.Env, key string, mut mutation, validUntil time.Dur
 			confirmed++
 		}
 	}
-	return token, confirmed == majority
+	return confirmed == majority
 }
 
 // retried is call's first answer in up to tries calls.

@@ -31,26 +31,50 @@ func ChangeWorld(c algorithm.WorldChange, cfg sim.Config, plan faults.Plan, v al
 	p := plan
 	p.Events = slices.Clone(plan.Events)
 	p.Clocks, p.Zones = slices.Clone(plan.Clocks), slices.Clone(plan.Zones)
-	drop := func(keep func(faults.Event) bool) {
-		p.Events = slices.DeleteFunc(p.Events, func(e faults.Event) bool { return !keep(e) })
+	switch c {
+	case algorithm.OneThreadPerHost:
+		threads := cfg.Under(plan).ThreadsPerHost
+		if threads <= 1 {
+			return cfg, plan, v, false, nil
+		}
+		cfg.ThreadsPerHost, p.ThreadsPerHost = 1, 0
+		oneThreadPerHost(&p, threads)
+	case algorithm.QuarantinedNodes:
+		if !v.Envelope.Safety.RestartQuarantine || p.Deployment.NoQuarantine {
+			v.Envelope.Safety.RestartQuarantine, p.Deployment.NoQuarantine = true, false
+			return cfg, p, v, true, nil
+		}
+		return cfg, plan, v, false, nil
+	default:
+		if !changePlanOrConfig(c, &cfg, &p) {
+			return cfg, plan, v, false, fmt.Errorf("unknown world change %q", c)
+		}
 	}
-	without := func(k faults.Kind) { drop(func(e faults.Event) bool { return e.Kind != k }) }
+	changed := !reflect.DeepEqual(p, plan) || !reflect.DeepEqual(cfg, was)
+	return cfg, p, v, changed, nil
+}
+
+// changePlanOrConfig applies to cfg and p a change that touches nothing
+// else and needs nothing of the variant, the fault plan's copy already
+// made: the removal of a fault, or a plain setting. It reports false, and
+// changes nothing, for a change it does not know.
+func changePlanOrConfig(c algorithm.WorldChange, cfg *sim.Config, p *faults.Plan) bool {
 	switch c {
 	case algorithm.NoWipes:
 		for i := range p.Events {
 			p.Events[i].Wipe = false
 		}
 	case algorithm.NoCrashes:
-		without(faults.Crash)
+		withoutEvents(p, faults.Crash)
 	case algorithm.NoPartitions:
-		without(faults.Partition)
+		withoutEvents(p, faults.Partition)
 	case algorithm.NoClogs:
-		without(faults.Clog)
+		withoutEvents(p, faults.Clog)
 	case algorithm.NoPauses:
-		without(faults.Pause)
+		withoutEvents(p, faults.Pause)
 		p.Points = faults.Points{}
 	case algorithm.NoClockErrors:
-		without(faults.ClockJump)
+		withoutEvents(p, faults.ClockJump)
 		p.Clocks = nil
 	case algorithm.NoTimeZones:
 		p.Zones = nil
@@ -62,24 +86,10 @@ func ChangeWorld(c algorithm.WorldChange, cfg sim.Config, plan faults.Plan, v al
 		p.Network.ExtraLatencyMax = 0
 		cfg.SlowExtra = 0
 	case algorithm.PinnedTopology:
-		without(faults.Topology)
+		withoutEvents(p, faults.Topology)
 	case algorithm.InstantTopology:
 		for i := range p.Events {
 			p.Events[i].Spread = 0
-		}
-	case algorithm.OneThreadPerHost:
-		if cfg.Under(plan).ThreadsPerHost <= 1 {
-			return cfg, plan, v, false, nil
-		}
-		// Clients are numbered host by host: client h*threads+t. The
-		// first thread of each host keeps its pauses, renumbered.
-		threads := cfg.Under(plan).ThreadsPerHost
-		cfg.ThreadsPerHost, p.ThreadsPerHost = 1, 0
-		drop(func(e faults.Event) bool { return e.Kind != faults.Pause || e.Client%threads == 0 })
-		for i := range p.Events {
-			if p.Events[i].Kind == faults.Pause {
-				p.Events[i].Client /= threads
-			}
 		}
 	case algorithm.NoApplicationData:
 		cfg.AppData = ""
@@ -89,15 +99,30 @@ func ChangeWorld(c algorithm.WorldChange, cfg sim.Config, plan faults.Plan, v al
 		}
 	case algorithm.UniqueVersions:
 		cfg.RestartingVersions = false
-	case algorithm.QuarantinedNodes:
-		if !v.Envelope.Safety.RestartQuarantine || p.Deployment.NoQuarantine {
-			v.Envelope.Safety.RestartQuarantine, p.Deployment.NoQuarantine = true, false
-			return cfg, p, v, true, nil
-		}
-		return cfg, plan, v, false, nil
 	default:
-		return cfg, plan, v, false, fmt.Errorf("unknown world change %q", c)
+		return false
 	}
-	changed := !reflect.DeepEqual(p, plan) || !reflect.DeepEqual(cfg, was)
-	return cfg, p, v, changed, nil
+	return true
+}
+
+// oneThreadPerHost drops the pauses of every thread of a host but its
+// first from p, whose clients were numbered host by host (client
+// h*threads+t), and renumbers the pauses kept to the host's one client.
+func oneThreadPerHost(p *faults.Plan, threads int) {
+	keepEvents(p, func(e faults.Event) bool { return e.Kind != faults.Pause || e.Client%threads == 0 })
+	for i := range p.Events {
+		if p.Events[i].Kind == faults.Pause {
+			p.Events[i].Client /= threads
+		}
+	}
+}
+
+// keepEvents deletes from p's events, in place, those keep is false for.
+func keepEvents(p *faults.Plan, keep func(faults.Event) bool) {
+	p.Events = slices.DeleteFunc(p.Events, func(e faults.Event) bool { return !keep(e) })
+}
+
+// withoutEvents deletes from p's events those of kind k.
+func withoutEvents(p *faults.Plan, k faults.Kind) {
+	keepEvents(p, func(e faults.Event) bool { return e.Kind != k })
 }

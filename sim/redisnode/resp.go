@@ -141,80 +141,104 @@ func splitArgs(line []byte) (args [][]byte, ok bool) {
 			return args, true
 		}
 		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
-			if inq {
-				if p >= len(line) {
-					return nil, false
-				}
-				switch {
-				case line[p] == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
-					cur = append(cur, hexVal(line[p+2])*16+hexVal(line[p+3]))
-					p += 3
-				case line[p] == '\\' && p+1 < len(line):
-					p++
-					switch line[p] {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, line[p])
-					}
-				case line[p] == '"':
-					if p+1 < len(line) && !isBlank(line[p+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					cur = append(cur, line[p])
-				}
-			} else if insq {
-				if p >= len(line) {
-					return nil, false
-				}
-				switch {
-				case line[p] == '\\' && p+1 < len(line) && line[p+1] == '\'':
-					p++
-					cur = append(cur, '\'')
-				case line[p] == '\'':
-					if p+1 < len(line) && !isBlank(line[p+1]) {
-						return nil, false
-					}
-					done = true
-				default:
-					cur = append(cur, line[p])
-				}
-			} else {
-				if p >= len(line) {
-					break
-				}
-				switch line[p] {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, line[p])
-				}
-			}
-			if p < len(line) {
-				p++
-			}
+		if cur, p, ok = splitWord(line, p); !ok {
+			return nil, false
 		}
 		if cur == nil {
 			cur = []byte{}
 		}
 		args = append(args, cur)
 	}
+}
+
+// splitWord reads the word of splitArgs that starts at line[p], not a
+// blank, and returns it (nil if empty) and the index to go on from: past
+// the blank that ended it, or the end of the line. A quote starts a quoted
+// part that ends the word; ok is false if that part is unbalanced.
+func splitWord(line []byte, p int) (cur []byte, next int, ok bool) {
+	for p < len(line) {
+		switch line[p] {
+		case ' ', '\n', '\r', '\t', 0:
+			return cur, p + 1, true
+		case '"':
+			return splitDoubleQuoted(line, p+1, cur)
+		case '\'':
+			return splitSingleQuoted(line, p+1, cur)
+		default:
+			cur = append(cur, line[p])
+		}
+		p++
+	}
+	return cur, p, true
+}
+
+// splitDoubleQuoted appends to cur the "double quoted" part of a word
+// that starts at line[p], just past its opening quote, and returns cur and
+// the index past the byte after the closing quote (a blank, or the end).
+// It undoes \xHH and C's escapes; any other escaped byte stands for itself.
+func splitDoubleQuoted(line []byte, p int, cur []byte) ([]byte, int, bool) {
+	for {
+		if p >= len(line) {
+			return nil, 0, false
+		}
+		switch {
+		case line[p] == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
+			cur = append(cur, hexVal(line[p+2])*16+hexVal(line[p+3]))
+			p += 3
+		case line[p] == '\\' && p+1 < len(line):
+			p++
+			cur = append(cur, unescape(line[p]))
+		case line[p] == '"':
+			if p+1 < len(line) && !isBlank(line[p+1]) {
+				return nil, 0, false
+			}
+			return cur, p + 1, true
+		default:
+			cur = append(cur, line[p])
+		}
+		p++
+	}
+}
+
+// splitSingleQuoted is splitDoubleQuoted for a 'single quoted' part, in
+// which only \' is an escape.
+func splitSingleQuoted(line []byte, p int, cur []byte) ([]byte, int, bool) {
+	for {
+		if p >= len(line) {
+			return nil, 0, false
+		}
+		switch {
+		case line[p] == '\\' && p+1 < len(line) && line[p+1] == '\'':
+			p++
+			cur = append(cur, '\'')
+		case line[p] == '\'':
+			if p+1 < len(line) && !isBlank(line[p+1]) {
+				return nil, 0, false
+			}
+			return cur, p + 1, true
+		default:
+			cur = append(cur, line[p])
+		}
+		p++
+	}
+}
+
+// unescape is the byte that a backslash before c stands for in double
+// quotes: C's \n \r \t \b \a, and c itself for any other.
+func unescape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return c
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0 }
