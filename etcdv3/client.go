@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"time"
 	_ "unsafe" // go:linkname
 
@@ -39,10 +40,36 @@ import (
 //go:linkname valCtxCh go.etcd.io/etcd/client/v3.valCtxCh
 var valCtxCh chan struct{}
 
+// valCtxMu guards valCtxCh's replacement, and valCtxWorld is the world
+// (a run's, see worldOf) whose bubble made the channel now in it.
+var (
+	valCtxMu    sync.Mutex
+	valCtxWorld any
+)
+
+// worldOf is what conn says it belongs to: the clients of one run share
+// one (realredis's connections, World); nil when conn does not say.
+func worldOf(conn etcdnode.Conn) any {
+	if w, ok := conn.(interface{ World() any }); ok {
+		return w.World()
+	}
+	return nil
+}
+
 // NewClient is a client of the simulated member over conn, with etcd's own
 // KV, Lease and Watcher. Call it inside the run's bubble.
+//
+// The first client of a run gives clientv3's valCtxCh a channel of the
+// run's bubble; the others of the run leave it, so that no client writes
+// it while another's watch reads it (a data race the race detector saw
+// when every client replaced it). A conn that does not say its world
+// replaces it every time, as before.
 func NewClient(conn etcdnode.Conn) *clientv3.Client {
-	valCtxCh = make(chan struct{})
+	valCtxMu.Lock()
+	if w := worldOf(conn); w == nil || w != valCtxWorld {
+		valCtxCh, valCtxWorld = make(chan struct{}), w
+	}
+	valCtxMu.Unlock()
 	g := &grpcClients{conn: conn}
 	c := clientv3.NewCtxClient(context.Background())
 	c.KV = clientv3.NewKVFromKVClient(g, c)

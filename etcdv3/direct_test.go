@@ -65,6 +65,9 @@ func (d *directMember) deliver() {
 
 type directConn struct{ d *directMember }
 
+// World is the member: the clients of one test share it (NewClient).
+func (c *directConn) World() any { return c.d }
+
 func (c *directConn) pausedNow() bool {
 	until, ok := c.d.paused[c]
 	return ok && time.Now().Before(until)

@@ -32,6 +32,10 @@ type econn struct {
 	jitter      *rand.Rand
 }
 
+// World is the run conn belongs to, the same for every client of it (an
+// opaque value): etcd's shim sets per-run state once (etcdv3.NewClient).
+func (e *econn) World() any { return e.w }
+
 // gRPC's default connection backoff (grpc/backoff.DefaultConfig): 1 s
 // after the first failed attempt, 1.6 times longer after each further
 // one, at most 120 s, each spread by up to 20% either way.
