@@ -15,6 +15,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -33,7 +34,7 @@ const (
 func quickCompare(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "locksim: quick comparison, every variant inside its envelope under all faults (%d seeds each) "+
 		"and beyond it (%d seeds per assumption), %s runs; locksim compare has a column per fault class, locksim help the other commands.\n",
-		quickSeeds, quickCostSeeds, explore.Span(quickDuration))
+		quickSeeds, quickCostSeeds, envelope.Span(quickDuration))
 	return compare(quickArgs(), stdout, stderr, true)
 }
 
@@ -43,7 +44,7 @@ const quickOut = "locksim-report"
 // quickArgs are the compare flags of the quick comparison.
 func quickArgs() []string {
 	return []string{"-n", fmt.Sprint(quickSeeds), "-costs", fmt.Sprint(quickCostSeeds), "-faults", "all",
-		"-duration", explore.Span(quickDuration), "-out", quickOut}
+		"-duration", envelope.Span(quickDuration), "-out", quickOut}
 }
 
 // compareOutputs are where compare writes its reports.
@@ -223,7 +224,7 @@ func compareOptions(f *cmdFlags, cf configFlags, count, seeds, world string) (ex
 		return o, err
 	}
 	if !f.set("world") {
-		for _, w := range explore.EveryWorldField {
+		for _, w := range envelope.EveryWorldField {
 			if pinningFlag(f, w) != "" || slices.Contains(fromFile, w) {
 				o.Pin = append(o.Pin, w)
 			}
@@ -234,7 +235,7 @@ func compareOptions(f *cmdFlags, cf configFlags, count, seeds, world string) (ex
 	if err != nil {
 		return o, err
 	}
-	for _, w := range explore.EveryWorldField {
+	for _, w := range envelope.EveryWorldField {
 		if !slices.Contains(draw, w) {
 			o.Pin = append(o.Pin, w)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -143,6 +144,6 @@ func writeLimits(w io.Writer) {
 		"client time (clients × duration); any other span is at most %s; a plan holds at most\n"+
 		"%s events in at most %s, a repro file at most %s; -parallel is at most %d.\n"+
 		"More is bad input (exit 2).\n",
-		explore.Span(faults.MaxDuration), faults.MaxClients, explore.Span(faults.MaxClientTime), explore.Span(faults.MaxSpan),
+		envelope.Span(faults.MaxDuration), faults.MaxClients, envelope.Span(faults.MaxClientTime), envelope.Span(faults.MaxSpan),
 		reports.Thousands(faults.MaxEvents), faults.Bytes(faults.MaxPlanBytes), faults.Bytes(explore.MaxReproBytes), explore.MaxParallel)
 }

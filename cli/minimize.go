@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -177,7 +178,7 @@ func printMinimized(w io.Writer, before explore.Target, res explore.MinimizeResu
 	}
 	dur := func(name string, x, y time.Duration) {
 		if x != y {
-			fmt.Fprintf(w, ", %s %s → %s", name, explore.Span(x), explore.Span(y))
+			fmt.Fprintf(w, ", %s %s → %s", name, envelope.Span(x), envelope.Span(y))
 		}
 	}
 	dur("duration", b.Duration, a.Duration)

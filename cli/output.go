@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -139,9 +140,9 @@ func writeJSON(w io.Writer, x any) error {
 func approx(ns int64) string {
 	d := time.Duration(ns)
 	if d < time.Second {
-		return explore.Span(d.Round(100 * time.Microsecond))
+		return envelope.Span(d.Round(100 * time.Microsecond))
 	}
-	return explore.Span(d.Round(time.Millisecond))
+	return envelope.Span(d.Round(time.Millisecond))
 }
 
 // orEmpty is xs, or an empty slice for nil, so JSON says [] rather than null.

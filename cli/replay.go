@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/locksim/locksim/reports"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -127,7 +128,7 @@ func (r replayed) describe(stdout io.Writer) {
 	}
 	world := ""
 	if r.repro != nil && len(r.repro.World) > 0 {
-		world = explore.DescribeWorld(r.repro.Config, r.repro.World) + " (the seed drew these; the file keeps them)"
+		world = envelope.DescribeWorld(r.repro.Config, r.repro.World) + " (the seed drew these; the file keeps them)"
 	}
 	describeTargetIn(stdout, r.target, world)
 	fmt.Fprintf(stdout, "seed:    %d\n", r.seed)

@@ -10,6 +10,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -21,14 +22,14 @@ type runJSON struct {
 	Beyond  []algorithm.Assumption `json:"beyond,omitempty"`
 	Config  sim.Config             `json:"config"` // the world the seed ran in
 	// World lists the fields of Config the seed drew.
-	World     []explore.WorldField `json:"world,omitempty"`
-	Plan      faults.Plan          `json:"plan"`
-	TraceHash string               `json:"trace_hash"`
-	Verdict   model.Verdict        `json:"verdict"`
+	World     []envelope.WorldField `json:"world,omitempty"`
+	Plan      faults.Plan           `json:"plan"`
+	TraceHash string                `json:"trace_hash"`
+	Verdict   model.Verdict         `json:"verdict"`
 	// Findings judge the verdict's violations against the envelope;
 	// Breaches are the assumptions the run broke.
 	Findings []explore.Finding `json:"findings"`
-	Breaches []explore.Breach  `json:"breaches"`
+	Breaches []envelope.Breach `json:"breaches"`
 	Failed   bool              `json:"failed"`
 	Replay   string            `json:"replay,omitempty"`
 	Repro    string            `json:"repro,omitempty"`
@@ -177,10 +178,10 @@ func printSeedWorld(w io.Writer, t explore.Target, seed uint64) {
 		// applies after the draw.
 		plan := t.PlanFor(seed)
 		for _, c := range t.Changes {
-			if changed, _, _, _, err := explore.ChangeWorld(c, cfg, plan, t.Variant); err == nil && changed != cfg {
+			if changed, _, _, _, err := envelope.ChangeWorld(c, cfg, plan, t.Variant); err == nil && changed != cfg {
 				cfg, how = changed, how+", then "+string(c)
 			}
 		}
 	}
-	fmt.Fprintf(w, "world:   %s (%s)\n", explore.DescribeWorld(cfg, t.World), how)
+	fmt.Fprintf(w, "world:   %s (%s)\n", envelope.DescribeWorld(cfg, t.World), how)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/cause"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -207,12 +208,12 @@ func parseBeyond(s string, t explore.Target) ([]algorithm.Assumption, error) {
 // worldFields is what each seed draws of its world: -world if given (none
 // of it pinned by a flag), else the classes' default less the fields a
 // scenario flag or the -config file (fields named) pins.
-func (s *scenarioFlags) worldFields(f *cmdFlags, classes []faults.Class, fromFile []explore.WorldField) ([]explore.WorldField, error) {
+func (s *scenarioFlags) worldFields(f *cmdFlags, classes []faults.Class, fromFile []envelope.WorldField) ([]envelope.WorldField, error) {
 	if f.set("world") {
 		return parseWorldFlag(f, s.world)
 	}
-	var out []explore.WorldField
-	for _, w := range explore.DefaultWorld(classes) {
+	var out []envelope.WorldField
+	for _, w := range envelope.DefaultWorld(classes) {
 		if pinningFlag(f, w) == "" && !slices.Contains(fromFile, w) {
 			out = append(out, w)
 		}
@@ -221,8 +222,8 @@ func (s *scenarioFlags) worldFields(f *cmdFlags, classes []faults.Class, fromFil
 }
 
 // parseWorldFlag reads -world: fields none of which a scenario flag pins.
-func parseWorldFlag(f *cmdFlags, s string) ([]explore.WorldField, error) {
-	world, err := explore.ParseWorld(s)
+func parseWorldFlag(f *cmdFlags, s string) ([]envelope.WorldField, error) {
+	world, err := envelope.ParseWorld(s)
 	if err != nil {
 		return nil, fmt.Errorf("-world: %v", err)
 	}
@@ -235,7 +236,7 @@ func parseWorldFlag(f *cmdFlags, s string) ([]explore.WorldField, error) {
 }
 
 // pinningFlag is the scenario flag given that pins world field w, or "".
-func pinningFlag(f *cmdFlags, w explore.WorldField) string {
+func pinningFlag(f *cmdFlags, w envelope.WorldField) string {
 	for _, name := range w.FlagsOf() {
 		if f.set(name) {
 			return name
@@ -245,8 +246,8 @@ func pinningFlag(f *cmdFlags, w explore.WorldField) string {
 }
 
 func worldFieldList() string {
-	names := make([]string, len(explore.EveryWorldField))
-	for i, w := range explore.EveryWorldField {
+	names := make([]string, len(envelope.EveryWorldField))
+	for i, w := range envelope.EveryWorldField {
 		names[i] = string(w)
 	}
 	return strings.Join(names, ",")
@@ -269,7 +270,7 @@ func (c *configFlags) register(f *cmdFlags, base sim.Config) {
 
 // effective is the -config file (if any) with the scenario flags that were
 // given explicitly applied on top, and the world fields the file names.
-func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, error) {
+func (c *configFlags) effective(f *cmdFlags) (sim.Config, []envelope.WorldField, error) {
 	if c.file == "" {
 		return c.config, nil, checkSlowLink(c.config)
 	}
@@ -290,7 +291,7 @@ func (c *configFlags) effective(f *cmdFlags) (sim.Config, []explore.WorldField, 
 	if setErr == nil {
 		setErr = checkSlowLink(cfg)
 	}
-	return cfg, explore.WorldFieldsOfJSON(named), setErr
+	return cfg, envelope.WorldFieldsOfJSON(named), setErr
 }
 
 // readConfig reads a JSON sim.Config strictly: fields it leaves out keep
@@ -384,7 +385,7 @@ func describeTargetIn(w io.Writer, t explore.Target, world string) {
 }
 
 // describeWorldDraw says which fields of the world each seed draws.
-func describeWorldDraw(world []explore.WorldField) string {
+func describeWorldDraw(world []envelope.WorldField) string {
 	if len(world) == 0 {
 		return "fixed, as the config says (-world lists fields for each seed to draw)"
 	}
@@ -397,23 +398,23 @@ func describeWorldDraw(world []explore.WorldField) string {
 
 // describeConfig is the effective config on one line, flag names first,
 // leaving out the fields each seed draws.
-func describeConfig(c sim.Config, drawn []explore.WorldField) string {
+func describeConfig(c sim.Config, drawn []envelope.WorldField) string {
 	var parts []string
-	add := func(f explore.WorldField, s string) {
+	add := func(f envelope.WorldField, s string) {
 		if f == "" || !slices.Contains(drawn, f) {
 			parts = append(parts, s)
 		}
 	}
-	add(explore.WorldNodes, fmt.Sprintf("nodes %d", c.Nodes))
-	add(explore.WorldReplication, fmt.Sprintf("replication %d", c.Replication))
-	add(explore.WorldHosts, fmt.Sprintf("hosts %d", c.Hosts))
-	add(explore.WorldThreads, fmt.Sprintf("threads %d", c.ThreadsPerHost))
-	add(explore.WorldTTL, "ttl "+explore.Span(c.TTL))
-	add("", "duration "+explore.Span(c.Duration))
-	add(explore.WorldLatency, fmt.Sprintf("latency %s..%s +%s tail", explore.Span(c.LatencyMin), explore.Span(c.LatencyMax), explore.Span(c.LatencyTail)))
-	add("", "rpc-timeout "+explore.Span(c.RPCTimeout))
-	add(explore.WorldHold, fmt.Sprintf("hold %s..%s", explore.Span(c.HoldMin), explore.Span(c.HoldMax)))
-	add(explore.WorldThink, fmt.Sprintf("think %s..%s", explore.Span(c.ThinkMin), explore.Span(c.ThinkMax)))
+	add(envelope.WorldNodes, fmt.Sprintf("nodes %d", c.Nodes))
+	add(envelope.WorldReplication, fmt.Sprintf("replication %d", c.Replication))
+	add(envelope.WorldHosts, fmt.Sprintf("hosts %d", c.Hosts))
+	add(envelope.WorldThreads, fmt.Sprintf("threads %d", c.ThreadsPerHost))
+	add(envelope.WorldTTL, "ttl "+envelope.Span(c.TTL))
+	add("", "duration "+envelope.Span(c.Duration))
+	add(envelope.WorldLatency, fmt.Sprintf("latency %s..%s +%s tail", envelope.Span(c.LatencyMin), envelope.Span(c.LatencyMax), envelope.Span(c.LatencyTail)))
+	add("", "rpc-timeout "+envelope.Span(c.RPCTimeout))
+	add(envelope.WorldHold, fmt.Sprintf("hold %s..%s", envelope.Span(c.HoldMin), envelope.Span(c.HoldMax)))
+	add(envelope.WorldThink, fmt.Sprintf("think %s..%s", envelope.Span(c.ThinkMin), envelope.Span(c.ThinkMax)))
 	d := sim.DefaultConfig()
 	if c.MaxEvents != d.MaxEvents {
 		parts = append(parts, fmt.Sprintf("max_events %d", c.MaxEvents))
@@ -425,21 +426,21 @@ func describeConfig(c sim.Config, drawn []explore.WorldField) string {
 		parts = append(parts, fmt.Sprintf("acquisitions %d", c.Acquisitions))
 	}
 	if c.RestartingVersions {
-		add(explore.WorldVersions, "restarting versions")
+		add(envelope.WorldVersions, "restarting versions")
 	}
 	if c.SlowExtra > 0 {
-		add(explore.WorldLatency, explore.DescribeSlowLink(c))
+		add(envelope.WorldLatency, envelope.DescribeSlowLink(c))
 	}
 	if c.AppData != "" {
-		add(explore.WorldData, explore.DescribeWorld(c, []explore.WorldField{explore.WorldData}))
+		add(envelope.WorldData, envelope.DescribeWorld(c, []envelope.WorldField{envelope.WorldData}))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // changeList is every world change -changes accepts.
 func changeList() string {
-	s := make([]string, len(explore.EveryWorldChange))
-	for i, c := range explore.EveryWorldChange {
+	s := make([]string, len(envelope.EveryWorldChange))
+	for i, c := range envelope.EveryWorldChange {
 		s[i] = string(c)
 	}
 	return strings.Join(s, ", ")
@@ -454,7 +455,7 @@ func parseChanges(list string) ([]algorithm.WorldChange, error) {
 			continue
 		}
 		c := algorithm.WorldChange(name)
-		if !slices.Contains(explore.EveryWorldChange, c) {
+		if !slices.Contains(envelope.EveryWorldChange, c) {
 			return nil, fmt.Errorf("-changes: unknown world change %q (known: %s)", name, changeList())
 		}
 		if !slices.Contains(out, c) {

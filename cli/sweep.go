@@ -17,6 +17,7 @@ import (
 
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/cause"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -413,7 +414,7 @@ func printExpected(w io.Writer, o explore.Outcome, t explore.Target, replay stri
 		if f.Promised && f.Breach != nil {
 			fmt.Fprintf(w, "expected, seed %d: %s at %s, after %s\n", o.Seed, f.Kind, model.Seconds(f.Time), f.Breach)
 			if len(t.World) > 0 {
-				fmt.Fprintf(w, "  world:  %s\n", explore.DescribeWorld(o.Config, t.World))
+				fmt.Fprintf(w, "  world:  %s\n", envelope.DescribeWorld(o.Config, t.World))
 			}
 			fmt.Fprintf(w, "  replay: %s\n", replay)
 			return

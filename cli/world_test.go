@@ -9,6 +9,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -23,18 +24,18 @@ func TestReplayCommandRedrawsTheWorld(t *testing.T) {
 	}
 	all := []faults.Class{faults.ClassAll}
 	crash := []faults.Class{faults.ClassCrash}
-	without := func(fs []explore.WorldField, drop ...explore.WorldField) []explore.WorldField {
-		return slices.DeleteFunc(slices.Clone(fs), func(f explore.WorldField) bool { return slices.Contains(drop, f) })
+	without := func(fs []envelope.WorldField, drop ...envelope.WorldField) []envelope.WorldField {
+		return slices.DeleteFunc(slices.Clone(fs), func(f envelope.WorldField) bool { return slices.Contains(drop, f) })
 	}
 	pinned := sim.DefaultConfig()
 	pinned.Nodes, pinned.HoldMin, pinned.HoldMax, pinned.Duration = 6, 3*time.Second, 9*time.Second, 4*time.Minute
 	cases := []explore.Target{
-		{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: explore.DefaultWorld(all)},
-		{Variant: v, Config: pinned, Classes: all, World: without(explore.DefaultWorld(all), explore.WorldNodes, explore.WorldHold)},
+		{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: envelope.DefaultWorld(all)},
+		{Variant: v, Config: pinned, Classes: all, World: without(envelope.DefaultWorld(all), envelope.WorldNodes, envelope.WorldHold)},
 		// a pin at the default value must still be a pin
-		{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: without(explore.DefaultWorld(all), explore.WorldReplication)},
+		{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: without(envelope.DefaultWorld(all), envelope.WorldReplication)},
 		// more than the class draws by default
-		{Variant: v, Config: pinned, Classes: crash, World: []explore.WorldField{explore.WorldHosts, explore.WorldTTL}},
+		{Variant: v, Config: pinned, Classes: crash, World: []envelope.WorldField{envelope.WorldHosts, envelope.WorldTTL}},
 		// nothing drawn
 		{Variant: v, Config: pinned, Classes: all},
 	}

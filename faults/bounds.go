@@ -98,7 +98,7 @@ var breakables = []struct {
 	{BreakDurableNodes, ClassAmnesia}, {BreakRestartQuarantine, ClassAmnesia},
 	{BreakTokenChecks, ClassPause}, {BreakMessageLoss, ClassLoss}, {BreakNoDuplication, ClassLoss},
 	// The world's replication breaks it, drawn under the classes whose
-	// worlds draw replication (explore.DefaultWorld); topology is one.
+	// worlds draw replication (envelope.DefaultWorld); topology is one.
 	{BreakReplicationMin, ClassTopology},
 	{BreakReservedLockNames, ClassAll},
 }

@@ -49,6 +49,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -263,7 +264,7 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n", target.Variant.Name, which)
-	fmt.Fprintf(&b, "world: %s\n", explore.DescribeWorld(o.Config, explore.EveryWorldField))
+	fmt.Fprintf(&b, "world: %s\n", envelope.DescribeWorld(o.Config, envelope.EveryWorldField))
 	if fs := o.Plan.Faults(); len(fs) > 0 {
 		fmt.Fprintf(&b, "plan:  %s (size %d)\n", strings.Join(fs, ", "), o.Plan.Size())
 	} else {

@@ -63,7 +63,7 @@ const (
 	// A reply later than the RPC timeout is lost to the client, so a link
 	// slower than the timeout counts as loss too: the harness judges a
 	// world whose slow link outlasts the timeout on more than this share of
-	// its round trips as breaking the bound (explore.Breaches). Found
+	// its round trips as breaking the bound (envelope.Breaches). Found
 	// by 2 of 100,000 seeds of the default sweep, where a client whose
 	// every reply came late kept a bare majority's nodes written. A
 	// one-way partition is the same loss: it lets a client's requests in

@@ -9,6 +9,7 @@ import (
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -73,7 +74,7 @@ func (e entry) target(t testing.TB) explore.Target {
 // time-zone bug breaks in the same worlds.
 func restartingVersionsWithoutZones(tg *explore.Target) {
 	tg.Config.RestartingVersions = true
-	tg.World = slices.DeleteFunc(slices.Clone(tg.World), func(f explore.WorldField) bool { return f == explore.WorldVersions })
+	tg.World = slices.DeleteFunc(slices.Clone(tg.World), func(f envelope.WorldField) bool { return f == envelope.WorldVersions })
 	tg.Changes = append(slices.Clone(tg.Changes), algorithm.NoTimeZones)
 }
 
@@ -137,7 +138,7 @@ func (e entry) shows(t testing.TB, tg explore.Target, o explore.Outcome) bool {
 	// no replays needed to say so.
 	for _, f := range tg.Variant.Fixes {
 		if f.Name == e.fix && f.World != "" {
-			if _, _, _, changed, err := explore.ChangeWorld(f.World, o.Config, o.Plan, tg.Variant); err != nil || !changed {
+			if _, _, _, changed, err := envelope.ChangeWorld(f.World, o.Config, o.Plan, tg.Variant); err != nil || !changed {
 				return false
 			}
 		}

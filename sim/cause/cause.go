@@ -25,6 +25,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 )
 
@@ -190,7 +191,7 @@ func fixesOf(v algorithm.Variant) ([]fix, bool) {
 	if len(out) > 0 {
 		return out, false
 	}
-	for _, c := range explore.EveryWorldChange {
+	for _, c := range envelope.EveryWorldChange {
 		out = append(out, fix{name: string(c), world: c})
 	}
 	return out, true
@@ -445,7 +446,7 @@ func apply(t explore.Target, cfg sim.Config, plan faults.Plan, fixes []fix) (exp
 		}
 		var did bool
 		var err error
-		if cfg, plan, v, did, err = explore.ChangeWorld(f.world, cfg, plan, v); err != nil {
+		if cfg, plan, v, did, err = envelope.ChangeWorld(f.world, cfg, plan, v); err != nil {
 			return t, plan, false, err
 		}
 		changed = changed || did

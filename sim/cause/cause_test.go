@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -104,7 +105,7 @@ func TestAttributionByWorld(t *testing.T) {
 		for _, k := range a.Kinds {
 			for _, c := range k.Cures {
 				for _, n := range c {
-					if !slices.Contains(explore.EveryWorldChange, algorithm.WorldChange(n)) {
+					if !slices.Contains(envelope.EveryWorldChange, algorithm.WorldChange(n)) {
 						t.Errorf("seed %d: cure %q is no world change", a.Seed, n)
 					}
 				}

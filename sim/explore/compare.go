@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // CompareMinimizeRuns bounds the minimisation of each failing cell's first
@@ -35,9 +36,9 @@ type CompareOptions struct {
 	CostSeeds int
 	Config    sim.Config // the world every cell starts from
 	// Pin lists the fields of the world no cell draws: Config gives them.
-	// Each cell draws the others its class's bugs live in (DefaultWorld of
+	// Each cell draws the others its class's bugs live in (envelope.DefaultWorld of
 	// the class), the cost table all of them.
-	Pin      []WorldField
+	Pin      []envelope.WorldField
 	Parallel int // workers per cell's sweep and for minimising; 0: every core
 	// Minimize shrinks the first counterexample of each failing cell (at
 	// most CompareMinimizeRuns runs) and records its size in the cell.
@@ -191,7 +192,7 @@ func compareCosts(v algorithm.Variant, columns []string, opts CompareOptions) ([
 		c := &out[i]
 		_, err := Sweep(t, SweepOptions{From: 1, Count: opts.CostSeeds, Parallel: opts.Parallel, KeepGoing: true, Isolate: opts.Isolate,
 			OnOutcome: func(o Outcome) {
-				broke := slices.ContainsFunc(o.Breaches, func(b Breach) bool { return b.Assumption == n })
+				broke := slices.ContainsFunc(o.Breaches, func(b envelope.Breach) bool { return b.Assumption == n })
 				c.Record(int64(o.Seed), runOf(o), broke)
 				if c.Story == "" && c.FirstSeed == int64(o.Seed) {
 					c.Story = firstStory(o, false)
@@ -256,8 +257,8 @@ func excludedText(t Target, class faults.Class) string {
 }
 
 // world is what a cell of these classes draws: their default, less Pin.
-func (o CompareOptions) world(classes []faults.Class) []WorldField {
-	return slices.DeleteFunc(DefaultWorld(classes), func(f WorldField) bool { return slices.Contains(o.Pin, f) })
+func (o CompareOptions) world(classes []faults.Class) []envelope.WorldField {
+	return slices.DeleteFunc(envelope.DefaultWorld(classes), func(f envelope.WorldField) bool { return slices.Contains(o.Pin, f) })
 }
 
 func (o CompareOptions) withDefaults() (CompareOptions, error) {

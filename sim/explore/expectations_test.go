@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -202,7 +203,7 @@ func TestInsideTheEnvelope(t *testing.T) {
 			t.Run(v.Name+"/"+string(class), func(t *testing.T) {
 				t.Parallel()
 				classes := []faults.Class{class}
-				target := Target{Variant: v, Config: expectConfig(), Classes: classes, World: DefaultWorld(classes)}
+				target := Target{Variant: v, Config: expectConfig(), Classes: classes, World: envelope.DefaultWorld(classes)}
 				checkInside(t, target, expected(v, i), clean, buggy)
 			})
 		}
@@ -318,7 +319,7 @@ func TestBeyondTheEnvelopeIsNeverABug(t *testing.T) {
 			t.Run(v.Name+"/"+string(n), func(t *testing.T) {
 				t.Parallel()
 				all := []faults.Class{faults.ClassAll}
-				target := Target{Variant: v, Config: expectConfig(), Classes: all, Beyond: []algorithm.Assumption{n}, World: DefaultWorld(all)}
+				target := Target{Variant: v, Config: expectConfig(), Classes: all, Beyond: []algorithm.Assumption{n}, World: envelope.DefaultWorld(all)}
 				outside := 0
 				for seed := uint64(1); seed <= uint64(seeds); seed++ {
 					o, err := RunSeed(target, seed, DefaultOptions())
@@ -383,7 +384,7 @@ func TestNoBugInsideTheEnvelope(t *testing.T) {
 		}
 		t.Run(v.Name, func(t *testing.T) {
 			all := []faults.Class{faults.ClassAll}
-			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: DefaultWorld(all)}
+			tg := Target{Variant: v, Config: sim.DefaultConfig(), Classes: all, World: envelope.DefaultWorld(all)}
 			known := 0
 			res, err := Sweep(tg, SweepOptions{From: 1, Count: *insideSeeds, KeepGoing: true, OnOutcome: func(o Outcome) {
 				for _, f := range o.Findings {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // Finding is one violation of a run, judged against the variant's envelope:
@@ -25,7 +26,7 @@ type Finding struct {
 	Promised bool `json:"promised"`
 	// Breach is the first breach of an assumption the property rests on, at
 	// or before the violation; nil: the run was inside the envelope.
-	Breach *Breach `json:"breach,omitempty"`
+	Breach *envelope.Breach `json:"breach,omitempty"`
 }
 
 // Stuck says why nobody got the lock in a liveness finding of o, from the
@@ -88,11 +89,11 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 }
 
 // Classify judges every violation of v against env, given the breaches of
-// the run (Breaches) and the liveness bound the verdict was checked with
+// the run (envelope.Breaches) and the liveness bound the verdict was checked with
 // (true time, as every instant of a verdict is). A liveness violation's Time is the start of the wait (or the stay
 // of an item) it reports, and its End when that passed the bound: a breach
 // before then is one the wait lived through.
-func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livenessBound time.Duration) []Finding {
+func Classify(env algorithm.Envelope, v model.Verdict, breaches []envelope.Breach, livenessBound time.Duration) []Finding {
 	if len(v.Violations) == 0 {
 		return nil
 	}
@@ -107,7 +108,7 @@ func Classify(env algorithm.Envelope, v model.Verdict, breaches []Breach, livene
 				horizon = max(horizon+int64(livenessBound), x.End)
 			}
 			for j := range breaches {
-				if b := breaches[j]; b.Time <= horizon && b.protects(x.Kind) {
+				if b := breaches[j]; b.Time <= horizon && b.Protects(x.Kind) {
 					f.Breach = &b
 					break
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // CommandPrefix is how every printed locksim command starts. The default
@@ -93,11 +94,11 @@ func ConfigArgs(c sim.Config) []string { return configArgs(c, nil, nil) }
 // configArgs are the flags that turn the default config into c, leaving out
 // those of the fields drawn and giving those of the fields pinned even
 // where they equal the default.
-func configArgs(c sim.Config, drawn, pinned []WorldField) []string {
+func configArgs(c sim.Config, drawn, pinned []envelope.WorldField) []string {
 	d := sim.DefaultConfig()
 	var args []string
 	for _, f := range configFlags {
-		field, isWorld := FieldOfFlag(f.name)
+		field, isWorld := envelope.FieldOfFlag(f.name)
 		if isWorld && slices.Contains(drawn, field) {
 			continue
 		}
@@ -141,7 +142,7 @@ func ReplayCommand(t Target, seed uint64) string {
 		args = append(args, "-faults", "none") // the commands default to all
 	}
 	if len(t.Beyond) > 0 {
-		args = append(args, "-beyond", assumptionList(t.Beyond))
+		args = append(args, "-beyond", envelope.AssumptionList(t.Beyond))
 	}
 	if len(t.Changes) > 0 {
 		cs := make([]string, len(t.Changes))
@@ -156,12 +157,12 @@ func ReplayCommand(t Target, seed uint64) string {
 			args = append(args, "-pct-steps", itoa(p.Steps))
 		}
 	}
-	def := DefaultWorld(t.Classes)
-	var pinned []WorldField
-	if isSubset(t.World, def) {
-		pinned = slices.DeleteFunc(slices.Clone(def), func(f WorldField) bool { return slices.Contains(t.World, f) })
+	def := envelope.DefaultWorld(t.Classes)
+	var pinned []envelope.WorldField
+	if envelope.IsSubset(t.World, def) {
+		pinned = slices.DeleteFunc(slices.Clone(def), func(f envelope.WorldField) bool { return slices.Contains(t.World, f) })
 	} else {
-		args = append(args, "-world", worldList(t.World))
+		args = append(args, "-world", envelope.WorldList(t.World))
 	}
 	args = append(args, configArgs(t.Config, t.World, pinned)...)
 	return strings.Join(args, " ")

@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // long runs the slow searches: more seeds, and rapid's full shrink time.
@@ -115,7 +116,7 @@ func huntOnce(t *testing.T, rec *recorder, tg Target, kind model.ViolationKind, 
 		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
 		tg := tg
 		if len(tg.World) > 0 {
-			tg.Config, tg.World = WorldGen(tg.Config, tg.World).Draw(rt, "world"), nil
+			tg.Config, tg.World = envelope.WorldGen(tg.Config, tg.World).Draw(rt, "world"), nil
 		}
 		plan := faults.PlanGenWithin(tg.Classes, tg.Shape(), tg.Bounds()).Draw(rt, "plan")
 		out, err := RunPlan(tg, seed, plan, Options{Check: model.DefaultCheckOptions(), Keep: true})
@@ -168,7 +169,7 @@ func TestOriginalIsBrokenUnder(t *testing.T) {
 		t.Run(string(tc.class), func(t *testing.T) {
 			classes := []faults.Class{tc.class}
 			tg := Target{Variant: variant("original"), Config: huntConfig(), Classes: classes, Beyond: tc.beyond,
-				World: DefaultWorld(classes)}
+				World: envelope.DefaultWorld(classes)}
 			hunt(t, tg, tc.kind, tc.beyond == nil)
 		})
 	}

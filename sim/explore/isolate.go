@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // Isolation runs seeds in worker processes that a coordinator supervises,
@@ -200,7 +201,7 @@ type targetSpec struct {
 	Config  sim.Config              `json:"config"`
 	Classes []faults.Class          `json:"classes,omitempty"`
 	Beyond  []algorithm.Assumption  `json:"beyond,omitempty"`
-	World   []WorldField            `json:"world,omitempty"`
+	World   []envelope.WorldField   `json:"world,omitempty"`
 	Plan    *faults.Plan            `json:"plan,omitempty"`
 	PCT     *PCT                    `json:"pct,omitempty"`
 	Changes []algorithm.WorldChange `json:"changes,omitempty"`
@@ -270,12 +271,12 @@ func (j job) one(i int) job {
 // worker or into a journal: no history or trace, and no world or plan,
 // which the seed draws again.
 type outcomeRecord struct {
-	Seed     uint64         `json:"seed"`
-	Hash     uint64         `json:"hash"`
-	Events   int64          `json:"events"`
-	Verdict  *model.Verdict `json:"verdict,omitempty"`
-	Findings []Finding      `json:"findings,omitempty"`
-	Breaches []Breach       `json:"breaches,omitempty"`
+	Seed     uint64            `json:"seed"`
+	Hash     uint64            `json:"hash"`
+	Events   int64             `json:"events"`
+	Verdict  *model.Verdict    `json:"verdict,omitempty"`
+	Findings []Finding         `json:"findings,omitempty"`
+	Breaches []envelope.Breach `json:"breaches,omitempty"`
 }
 
 // recordOf is o's record, with its verdict when withVerdict.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // Input limits: the most a file, a count or a span given to locksim may be,
@@ -177,11 +178,11 @@ func (t Target) CheckWorlds() error {
 		return err
 	}
 	c := t.Config
-	if slices.Contains(t.World, WorldHosts) {
-		c.Hosts = max(c.Hosts, maxWorldHosts)
+	if slices.Contains(t.World, envelope.WorldHosts) {
+		c.Hosts = max(c.Hosts, envelope.MaxWorldHosts)
 	}
-	if slices.Contains(t.World, WorldThreads) {
-		c.ThreadsPerHost = max(c.ThreadsPerHost, maxWorldThreads)
+	if slices.Contains(t.World, envelope.WorldThreads) {
+		c.ThreadsPerHost = max(c.ThreadsPerHost, envelope.MaxWorldThreads)
 	}
 	switch {
 	case t.Plan != nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/variants"
 )
@@ -81,14 +82,14 @@ func TestCheckWorlds(t *testing.T) {
 	v := mustLookup("original")
 	cfg := sim.DefaultConfig()
 	cfg.Hosts = 30
-	drawn := explore.Target{Variant: v, Config: cfg, World: []explore.WorldField{explore.WorldThreads}}
+	drawn := explore.Target{Variant: v, Config: cfg, World: []envelope.WorldField{envelope.WorldThreads}}
 	threads := explore.Target{Variant: v, Config: cfg, Classes: []faults.Class{faults.ClassThreads}}
 	for name, tg := range map[string]explore.Target{"threads drawn": drawn, "class threads": threads} {
 		if err := tg.CheckWorlds(); err == nil || !strings.Contains(err.Error(), "30 hosts with 3 threads") {
 			t.Errorf("%s on 30 hosts: %v", name, err)
 		}
 	}
-	all := explore.Target{Variant: v, Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassAll}, World: explore.EveryWorldField}
+	all := explore.Target{Variant: v, Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassAll}, World: envelope.EveryWorldField}
 	all.Config.Duration = faults.MaxDuration
 	if err := all.CheckWorlds(); err != nil {
 		t.Errorf("every field drawn for the longest run: %v", err)

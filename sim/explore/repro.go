@@ -18,6 +18,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // ReproFormat is the repro file format's version; bump it on any change a
@@ -37,13 +38,13 @@ type Repro struct {
 	Beyond []algorithm.Assumption `json:"beyond,omitempty"`
 	// World lists the fields of the config the seed drew (Config holds what
 	// it drew); none: the config was given whole.
-	World     []WorldField  `json:"world,omitempty"`
-	Seed      uint64        `json:"seed"`
-	Config    sim.Config    `json:"config"`
-	Plan      faults.Plan   `json:"plan"`
-	Minimized bool          `json:"minimized,omitempty"`
-	TraceHash string        `json:"trace_hash"`
-	Verdict   model.Verdict `json:"verdict"`
+	World     []envelope.WorldField `json:"world,omitempty"`
+	Seed      uint64                `json:"seed"`
+	Config    sim.Config            `json:"config"`
+	Plan      faults.Plan           `json:"plan"`
+	Minimized bool                  `json:"minimized,omitempty"`
+	TraceHash string                `json:"trace_hash"`
+	Verdict   model.Verdict         `json:"verdict"`
 	// Check holds the check options the verdict was found with, when they
 	// are not the defaults (a liveness bound of its own).
 	Check *model.CheckOptions `json:"check,omitempty"`
@@ -184,7 +185,7 @@ func (r Repro) validate() error {
 		return err
 	}
 	for _, c := range r.Changes {
-		if !slices.Contains(EveryWorldChange, c) {
+		if !slices.Contains(envelope.EveryWorldChange, c) {
 			return fmt.Errorf("unknown world change %q", c)
 		}
 	}
@@ -194,7 +195,7 @@ func (r Repro) validate() error {
 		}
 	}
 	for _, f := range r.World {
-		if _, err := ParseWorld(string(f)); err != nil {
+		if _, err := envelope.ParseWorld(string(f)); err != nil {
 			return fmt.Errorf("world: %v", err)
 		}
 	}
@@ -206,7 +207,7 @@ func (r Repro) validate() error {
 			return err
 		}
 	}
-	if err := (Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).validateBeyond(); err != nil {
+	if err := (Target{Variant: r.variant, Config: r.Config, Classes: r.Classes, Beyond: r.Beyond}).edges().ValidateBeyond(); err != nil {
 		return fmt.Errorf("beyond: %v", err)
 	}
 	cfg := r.Config.Under(r.Plan)
@@ -265,7 +266,7 @@ func (r Repro) scenarioKey() []byte {
 		S uint64
 		C []faults.Class
 		B []algorithm.Assumption
-		W []WorldField
+		W []envelope.WorldField
 		K sim.Config
 		P faults.Plan
 		M bool

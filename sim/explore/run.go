@@ -4,9 +4,11 @@
 // tests are thin layers over it, so a failure found by either is replayed
 // and minimised the same way.
 //
-// It sits above sim: it imports sim, model and faults. It takes variants as
-// values and knows none by name: a repro file names its variant, and the
-// caller says where to find it (Lookup; the CLI passes variants.Lookup).
+// It sits above sim: it imports sim, model, faults and sim/envelope (the
+// edges of a variant's envelope: world draws, fault bounds, breaches). It
+// takes variants as values and knows none by name: a repro file names its
+// variant, and the caller says where to find it (Lookup; the CLI passes
+// variants.Lookup).
 package explore
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // Version is written into every repro file and sweep -json output. It
@@ -36,14 +39,15 @@ const Version = "locksim/0.4"
 // Seeds draw their plans inside the variant's envelope, up to its edges,
 // except for the assumptions named in Beyond: each seed breaks a random
 // non-empty subset of those on purpose. Each seed also draws the fields of
-// its world named in World (DefaultWorld of the classes, as the CLI sets
-// it); Config gives the others, and is the base the draw starts from.
+// its world named in World (envelope.DefaultWorld of the classes, as the
+// CLI sets it); Config gives the others, and is the base the draw starts
+// from.
 type Target struct {
 	Variant algorithm.Variant
 	Config  sim.Config
 	Classes []faults.Class
 	Beyond  []algorithm.Assumption
-	World   []WorldField
+	World   []envelope.WorldField
 	// Plan, when set, is the fault plan every seed runs (a hand-written
 	// one, locksim -plan FILE) instead of one drawn from Classes; the seed
 	// still draws every random choice of the run, and its world if World
@@ -57,7 +61,7 @@ type Target struct {
 	// then needs no algorithm.Lock. Sweeps, replays, repros and
 	// minimisation go through it unchanged; schedules and PCT do not.
 	Runner Runner
-	// Changes are world changes (ChangeWorld) every seed's world and plan
+	// Changes are world changes (envelope.ChangeWorld) every seed's world and plan
 	// get before it runs: what a sweep of one bug alone removes of the
 	// others' worlds (cause.Only). An outcome records the world and plan
 	// as changed, so its repro replays without them.
@@ -76,13 +80,13 @@ type Runner interface {
 
 // DefaultTarget is what locksim sweep -variant v -faults classes explores:
 // the post's world (sim.DefaultConfig) as the base, each seed drawing the
-// fields its classes' bugs live in (DefaultWorld), inside the envelope.
+// fields its classes' bugs live in (envelope.DefaultWorld), inside the envelope.
 // With no classes it is every class.
 func DefaultTarget(v algorithm.Variant, classes ...faults.Class) Target {
 	if len(classes) == 0 {
 		classes = []faults.Class{faults.ClassAll}
 	}
-	return Target{Variant: v, Config: sim.DefaultConfig(), Classes: classes, World: DefaultWorld(classes)}
+	return Target{Variant: v, Config: sim.DefaultConfig(), Classes: classes, World: envelope.DefaultWorld(classes)}
 }
 
 // Outcome is one checked run.
@@ -95,7 +99,7 @@ type Outcome struct {
 	// envelope, in the verdict's order; Breaches are the assumptions the
 	// run broke, whether or not anything went wrong after.
 	Findings []Finding
-	Breaches []Breach
+	Breaches []envelope.Breach
 	Hash     uint64
 	Events   int64
 	History  model.History      // kept only when asked (timelines, HTML)
@@ -207,8 +211,8 @@ func (t Target) Validate() error {
 		return err
 	}
 	for _, f := range t.World {
-		if !slices.Contains(EveryWorldField, f) {
-			_, err := ParseWorld(string(f))
+		if !slices.Contains(envelope.EveryWorldField, f) {
+			_, err := envelope.ParseWorld(string(f))
 			return fmt.Errorf("target: %v", err)
 		}
 	}
@@ -225,7 +229,7 @@ func (t Target) Validate() error {
 			return errors.New("target: a given plan breaks what it breaks: -beyond draws plans, and there is none to draw")
 		}
 	}
-	return t.validateBeyond()
+	return t.edges().ValidateBeyond()
 }
 
 // PlanFor is the plan a seed draws: swarm-random over the target's classes,
@@ -273,7 +277,7 @@ func RunPlan(t Target, seed uint64, plan faults.Plan, opt Options) (Outcome, err
 	v := t.Variant
 	for _, c := range t.Changes {
 		var err error
-		if cfg, plan, v, _, err = ChangeWorld(c, cfg, plan, v); err != nil {
+		if cfg, plan, v, _, err = envelope.ChangeWorld(c, cfg, plan, v); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -347,7 +351,7 @@ func runWith(run func(sim.Scenario) (sim.Result, error), v algorithm.Variant, cf
 	checker := checkerPool.Get().(*model.Checker)
 	defer checkerPool.Put(checker)
 	out.Verdict = checker.Check(res.History, opt.Check)
-	out.Breaches = Breaches(v.Envelope, cfg, out.RanPlan(), res.History)
+	out.Breaches = envelope.Breaches(v.Envelope, cfg, out.RanPlan(), res.History)
 	out.Findings = Classify(v.Envelope, out.Verdict, out.Breaches, opt.Check.LivenessBound(res.History))
 	if opt.Keep {
 		out.History = res.History

@@ -16,6 +16,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/envelope"
 )
 
 // Forever, as SweepOptions.Count, is a sweep that runs until Stop closes.
@@ -62,7 +63,7 @@ type TargetReport struct {
 	Strict  bool                   `json:"strict,omitempty"`
 	Config  sim.Config             `json:"config"`
 	// World lists the fields each seed draws; Config gives the others.
-	World []WorldField `json:"world,omitempty"`
+	World []envelope.WorldField `json:"world,omitempty"`
 }
 
 // SeedsReport is the seeds a sweep selected: SweepOptions' From, Count
@@ -110,7 +111,7 @@ func NewFailureReport(o Outcome, t Target, replay, repro string) FailureReport {
 			kinds = append(kinds, x.Kind)
 		}
 	}
-	return FailureReport{o.Seed, DescribeWorld(o.Config, t.World), kinds, o.Findings, replay, repro}
+	return FailureReport{o.Seed, envelope.DescribeWorld(o.Config, t.World), kinds, o.Findings, replay, repro}
 }
 
 // Count copies res's counts into the report (its failures are added one

@@ -1,4 +1,4 @@
-package explore
+package envelope
 
 import (
 	"fmt"
@@ -39,11 +39,11 @@ func (b Breach) String() string {
 	return fmt.Sprintf("%s broken at %s by %s: %s", b.Assumption, model.Seconds(b.Time), b.By, b.Detail)
 }
 
-// protects reports whether breaking b can excuse a violation of kind k:
+// Protects reports whether breaking b can excuse a violation of kind k:
 // safety assumptions excuse everything (liveness rests on safety too),
 // except the two that guard only the resource; liveness ones excuse only
-// liveness.
-func (b Breach) protects(k model.ViolationKind) bool {
+// liveness. A finding after the breach is expected, not a bug, only then.
+func (b Breach) Protects(k model.ViolationKind) bool {
 	if !b.Safety {
 		return k.IsLiveness()
 	}

@@ -1,4 +1,4 @@
-package explore
+package envelope
 
 import (
 	"fmt"
@@ -145,14 +145,14 @@ func DefaultWorld(classes []faults.Class) []WorldField {
 // with the same number.
 const worldStream = 0x574f_524c_4421 // "WORLD!"
 
-// At is the target as seed runs it: its world drawn (the fields in World),
-// the others as Config sets them. World is empty in the result.
-func (t Target) At(seed uint64) Target {
-	if len(t.World) > 0 {
-		t.Config = drawWorld(seed, t.Config, t.World, t.worldBounds(t.drawnAssumptions(seed)))
-		t.World = nil
+// WorldAt is the world seed runs in: the fields in World drawn from the
+// seed, up to the edges of the assumptions it draws inside (BoundsAt), the
+// others as Config sets them. With no World it is Config.
+func (e Edges) WorldAt(seed uint64) sim.Config {
+	if len(e.World) == 0 {
+		return e.Config
 	}
-	return t
+	return drawWorld(seed, e.Config, e.World, e.worldBounds(e.drawnAssumptions(seed)))
 }
 
 // worldBounds are the bounds the envelope puts on a seed's world.
@@ -167,14 +167,14 @@ type worldBounds struct {
 	lossMaxPPM int64
 }
 
-func (t Target) worldBounds(a algorithm.Assumptions) worldBounds {
-	b := worldBounds{replication: t.replicationRange(a)}
-	if m := a.MessageLossMaxPPM; m > 0 && !slices.Contains(t.Beyond, algorithm.MessageLoss) {
+func (e Edges) worldBounds(a algorithm.Assumptions) worldBounds {
+	b := worldBounds{replication: e.replicationRange(a)}
+	if m := a.MessageLossMaxPPM; m > 0 && !slices.Contains(e.Beyond, algorithm.MessageLoss) {
 		b.lossMaxPPM = m
 	}
 	if a.ReservedLockNames {
 		b.data = -1
-		if slices.Contains(t.Beyond, algorithm.ReservedLockNames) {
+		if slices.Contains(e.Beyond, algorithm.ReservedLockNames) {
 			b.data = 1
 		}
 	}
@@ -184,13 +184,13 @@ func (t Target) worldBounds(a algorithm.Assumptions) worldBounds {
 // replicationRange is the replication a seed may draw: every value, or
 // inside the envelope at its minimum or above (below it, when the target
 // breaks it: every seed then does).
-func (t Target) replicationRange(a algorithm.Assumptions) [2]int {
-	r := [2]int{1, maxWorldReplication}
+func (e Edges) replicationRange(a algorithm.Assumptions) [2]int {
+	r := [2]int{1, MaxWorldReplication}
 	if least := a.ReplicationMin; least > 1 {
-		if slices.Contains(t.Beyond, algorithm.ReplicationMin) {
-			r[1] = min(least-1, maxWorldReplication)
+		if slices.Contains(e.Beyond, algorithm.ReplicationMin) {
+			r[1] = min(least-1, MaxWorldReplication)
 		} else {
-			r[0] = min(least, maxWorldReplication)
+			r[0] = min(least, MaxWorldReplication)
 		}
 	}
 	return r
@@ -253,17 +253,17 @@ func drawShape(r *rand.Rand, c *sim.Config, base sim.Config, has func(WorldField
 		if !has(WorldReplication) {
 			lo = base.Replication // the pinned replication must fit
 		}
-		c.Nodes = lo + r.IntN(max(maxWorldNodes, lo)-lo+1)
+		c.Nodes = lo + r.IntN(max(MaxWorldNodes, lo)-lo+1)
 	}
 	if has(WorldReplication) {
 		hi := min(rep[1], c.Nodes)
 		c.Replication = rep[0] + r.IntN(max(hi-rep[0], 0)+1)
 	}
 	if has(WorldHosts) {
-		c.Hosts = 1 + r.IntN(maxWorldHosts)
+		c.Hosts = 1 + r.IntN(MaxWorldHosts)
 	}
 	if has(WorldThreads) {
-		c.ThreadsPerHost = 1 + r.IntN(maxWorldThreads)
+		c.ThreadsPerHost = 1 + r.IntN(MaxWorldThreads)
 	}
 }
 
@@ -328,12 +328,13 @@ func drawLatency(r *rand.Rand, c *sim.Config, lossMaxPPM int64) {
 	}
 }
 
-// Bounds of the world a seed draws.
+// The largest world a seed draws (its smallest is one of each); a check
+// of the largest world a target may run in needs them.
 const (
-	maxWorldNodes       = 7
-	maxWorldReplication = 5
-	maxWorldHosts       = 4 // hosts 1..4
-	maxWorldThreads     = 3 // threads per host 1..3
+	MaxWorldNodes       = 7
+	MaxWorldReplication = 5
+	MaxWorldHosts       = 4 // hosts 1..4
+	MaxWorldThreads     = 3 // threads per host 1..3
 )
 
 // DescribeWorld is the drawn fields of c, one phrase each: how a failure
@@ -422,8 +423,10 @@ func DescribeSlowLink(c sim.Config) string {
 	return fmt.Sprintf("h%d to %s up to %s slower", c.SlowHost, to, c.SlowExtra)
 }
 
-// isSubset reports whether every field of a is in b.
-func isSubset(a, b []WorldField) bool {
+// IsSubset reports whether every field of a is in b: a target's World
+// inside the fields its classes draw by default (DefaultWorld) needs no
+// -world flag to replay.
+func IsSubset(a, b []WorldField) bool {
 	for _, f := range a {
 		if !slices.Contains(b, f) {
 			return false
@@ -432,8 +435,9 @@ func isSubset(a, b []WorldField) bool {
 	return true
 }
 
-// worldList is fs as -world reads it: comma-separated, or none.
-func worldList(fs []WorldField) string {
+// WorldList is fs as -world reads it (ParseWorld): comma-separated, all,
+// or none.
+func WorldList(fs []WorldField) string {
 	if len(fs) == 0 {
 		return "none"
 	}
@@ -495,10 +499,10 @@ func genShape(t *rapid.T, c *sim.Config, base sim.Config, has func(WorldField) b
 		if !has(WorldReplication) {
 			lo = base.Replication
 		}
-		c.Nodes = rapid.SampledFrom(postFirst(max(d.Nodes, lo), lo, max(maxWorldNodes, lo))).Draw(t, "nodes")
+		c.Nodes = rapid.SampledFrom(postFirst(max(d.Nodes, lo), lo, max(MaxWorldNodes, lo))).Draw(t, "nodes")
 	}
 	if has(WorldReplication) {
-		c.Replication = min(c.Nodes, rapid.SampledFrom(postFirst(d.Replication, 1, maxWorldReplication)).Draw(t, "replication"))
+		c.Replication = min(c.Nodes, rapid.SampledFrom(postFirst(d.Replication, 1, MaxWorldReplication)).Draw(t, "replication"))
 	}
 	if has(WorldHosts) {
 		c.Hosts = rapid.SampledFrom(postFirst(d.Hosts, 1, 4)).Draw(t, "hosts")

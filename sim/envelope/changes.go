@@ -1,4 +1,4 @@
-package explore
+package envelope
 
 import (
 	"fmt"
