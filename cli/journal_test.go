@@ -73,16 +73,19 @@ func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 }
 
 // waitForCheckpoint waits until the journal in dir holds more checkpoints
-// than before, and returns its path.
+// than before, and returns its path. A sweep checkpoints every second; the
+// wait allows three minutes, because go test runs other packages' tests
+// beside this one on a shared machine (it once waited over a minute under
+// a load of three on two cores, and passed alone).
 func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, dir string, before int) string {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.journal")); len(m) == 1 && checkpointsIn(m[0]) > before {
 			return m[0]
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatal("no new checkpoint in the journal after a minute")
+			t.Fatal("no new checkpoint in the journal after three minutes")
 		}
 	}
 }
