@@ -505,7 +505,7 @@ func misusedCall() string {
 // reply stays valid until the process's next call.
 func (p *process) rpc(ni int, r request) *reply {
 	p.step()
-	if p.calls++; p.calls > p.w.cfg.maxCallsNoSleep() && p.openOp != 0 {
+	if p.calls++; p.calls > p.w.maxCalls && p.openOp != 0 {
 		panic(endlessCallsSignal{})
 	}
 	if p.acquirePause > 0 && p.openOp == model.AcquireCall && p.w.chance(Choice{Kind: ChoiceStrike, Client: p.idx, Node: ni}, acquirePauseStrikePPM) {

@@ -90,7 +90,10 @@ type world struct {
 	// carriers are the Buffers' idle carriers, for the clients to take.
 	carriers []*carrier
 
-	eventCap  int64 // cfg.EventCap for the run's clients
+	eventCap int64 // cfg.EventCap for the run's clients
+	// maxCalls is cfg.maxCallsNoSleep, read once: a client's every call
+	// compares with it, and the method's Config receiver is a copy.
+	maxCalls  int64
 	atInstant int64 // events since virtual time last passed
 }
 
@@ -179,6 +182,7 @@ func newWorld(s Scenario) (*world, error) {
 		}
 	}
 	w.eventCap = cfg.EventCap(len(w.clients))
+	w.maxCalls = cfg.maxCallsNoSleep()
 	w.others.Store(othersNow())
 	for i := range w.clients {
 		start := w.between(Choice{Kind: ChoiceStart, Client: i, Node: -1}, 0, int64(cfg.ThinkMax))
