@@ -136,7 +136,11 @@ func (w *world) send(i int32) {
 		w.drop(i, "reply lost after apply")
 		return
 	}
-	w.q.push(w.now+w.latency(m)+w.slowness(m), evDeliver, i, 0)
+	d := w.latency(m)
+	if w.cfg.SlowExtra > 0 { // no call where no link is slow: most worlds
+		d += w.slowness(m)
+	}
+	w.q.push(w.now+d, evDeliver, i, 0)
 	if w.netChance(ChoiceDuplicate, m, uint32(net.DuplicatePPM)) {
 		w.duplicate(i)
 	}

@@ -78,14 +78,12 @@ func between(r *stream, lo, hi int64) int64 {
 	if hi <= lo {
 		return lo
 	}
-	if hi-lo+1 <= 0 {
-		overflow()
+	n := hi - lo + 1
+	if n <= 0 {
+		panic("invalid argument to Int64N") // as rand.Rand would: the range overflows
 	}
-	return lo + int64(r.uint64n(uint64(hi-lo+1)))
+	return lo + int64(r.uint64n(uint64(n)))
 }
-
-// overflow panics as rand.Rand's Int64N would: the range overflows.
-func overflow() { panic("invalid argument to Int64N") }
 
 // chance is true with probability ppm parts per million.
 func chance(r *stream, ppm uint32) bool {
