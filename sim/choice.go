@@ -138,27 +138,21 @@ func (w *world) chance(c Choice, ppm uint32) bool {
 
 // netBetween and netChance are between and chance for message m's choice
 // points, which draw from the network stream.
-//
-// Each is small enough to inline into the network's hot path; a chooser
-// (exhaustive exploration) is consulted out of line.
 func (w *world) netBetween(k ChoiceKind, m *message, lo, hi int64) int64 {
-	if w.choose != nil {
-		return w.chooseBetween(k, m, lo, hi)
+	if w.choose == nil {
+		return between(&w.netRand, lo, hi)
 	}
-	return between(&w.netRand, lo, hi)
+	return w.choose.Between(w.msgChoice(k, m), lo, hi)
 }
 
-// netChance with no chance and no chooser is false without a call: a
-// fault-free plan asks it three times a message.
+// netChance is small enough to inline: with no chance and no chooser it
+// is false without a call (a fault-free plan asks it three times a
+// message); drawChance does the rest.
 func (w *world) netChance(k ChoiceKind, m *message, ppm uint32) bool {
 	if ppm == 0 && w.choose == nil {
 		return false
 	}
 	return w.drawChance(k, m, ppm)
-}
-
-func (w *world) chooseBetween(k ChoiceKind, m *message, lo, hi int64) int64 {
-	return w.choose.Between(w.msgChoice(k, m), lo, hi)
 }
 
 func (w *world) drawChance(k ChoiceKind, m *message, ppm uint32) bool {

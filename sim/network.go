@@ -75,10 +75,16 @@ func (w *world) latency(m *message) int64 {
 
 // slowness is the extra delay of message m on the config's slow link
 // (SlowExtra), drawn from the network stream; 0 elsewhere, without a draw.
+// It inlines, so a world with no slow link (most) makes no call.
 func (w *world) slowness(m *message) int64 {
 	if w.cfg.SlowExtra <= 0 {
 		return 0
 	}
+	return w.slowLink(m)
+}
+
+// slowLink is slowness where the config has a slow link.
+func (w *world) slowLink(m *message) int64 {
 	c, n := m.from, m.to
 	if !c.isClient() {
 		c, n = n, c
@@ -136,11 +142,7 @@ func (w *world) send(i int32) {
 		w.drop(i, "reply lost after apply")
 		return
 	}
-	d := w.latency(m)
-	if w.cfg.SlowExtra > 0 { // no call where no link is slow: most worlds
-		d += w.slowness(m)
-	}
-	w.q.push(w.now+d, evDeliver, i, 0)
+	w.q.push(w.now+w.latency(m)+w.slowness(m), evDeliver, i, 0)
 	if w.netChance(ChoiceDuplicate, m, uint32(net.DuplicatePPM)) {
 		w.duplicate(i)
 	}

@@ -45,12 +45,10 @@ func newAlgoStream(seed, id uint64) *rand.Rand {
 	return rand.New(&st.pcg)
 }
 
-// uint64n is (*rand.Rand).Uint64N on a 64-bit machine, line for line: a
-// draw in [0, n), n > 0, by Lemire's multiply-and-reject.
-//
-// The common case (a power of two, or no rejection) inlines; the rare
-// rejection loop is out of line (about one draw in 2^44 for the kernel's
-// ranges), and draws what the loop above would.
+// uint64n is (*rand.Rand).Uint64N on a 64-bit machine: a draw in [0, n),
+// n > 0, by Lemire's multiply-and-reject, drawing exactly what it draws.
+// The rare rejection loop (about one draw in 2^44 for the kernel's ranges)
+// is out of line, so the common draw is smaller.
 func (s *stream) uint64n(n uint64) uint64 {
 	x := s.pcg.Uint64()
 	if n&(n-1) == 0 { // n is a power of two: mask
