@@ -198,21 +198,29 @@ func (p *process) resourceRPC(o op, g algorithm.Grant, value int64) (int64, bool
 
 // resource is the protected counter.
 type resource struct {
-	value   int64
-	highest uint64 // newest fencing token seen
+	value int64
+	fence Fence
+}
+
+// Fence is a fenced resource's token check: it lets in an access whose
+// token is at least the newest it has let in, and refuses one below it.
+// The kernel's resource and the coordinator's for unmodified locks
+// (sim/realredis) both check tokens with it.
+type Fence struct{ highest uint64 }
+
+// Admit reports whether an access with token gets in, and remembers it.
+func (f *Fence) Admit(token uint64) bool {
+	if token < f.highest {
+		return false
+	}
+	f.highest = token
+	return true
 }
 
 // resourceAccess serves resource request m, in slot i.
 func (w *world) resourceAccess(m *message, i int32) {
 	r := &w.resource
-	accepted := true
-	if w.fenced {
-		if m.resToken < r.highest {
-			accepted = false
-		} else {
-			r.highest = m.resToken
-		}
-	}
+	accepted := !w.fenced || r.fence.Admit(m.resToken)
 	p := w.clients[m.from.client()]
 	ev := model.Event{Kind: model.ResourceRead, Token: m.resToken, HasToken: w.fenced, Accepted: accepted, Sent: m.sentAt}
 	if m.req.op == opResourceWrite {

@@ -50,11 +50,10 @@ type world struct {
 	// quarantine: a restarted node stays down one TTL more (the lock's
 	// envelope relies on it and the plan did not lapse it).
 	quarantine bool
-	// fenced: the resource checks fencing tokens (the lock's envelope
-	// relies on it and the plan did not lapse it); resHighest is the
-	// newest token it has let in.
-	fenced     bool
-	resHighest uint64
+	// fenced: the resource checks fencing tokens with fence (the lock's
+	// envelope relies on it and the plan did not lapse it).
+	fenced bool
+	fence  sim.Fence
 
 	// The inbox: what client goroutines posted since the coordinator last
 	// looked. Guarded by imu; wake tells the coordinator.

@@ -85,14 +85,8 @@ func (w *world) resourceAccess(r *resourceCall, now int64) {
 		w.staged = append(w.staged, stagedEffect{res: r})
 		return
 	}
-	ev := model.Event{Kind: r.op, Sent: r.sent, Accepted: true, Time: now, Token: r.token, HasToken: w.fenced}
-	if w.fenced {
-		if r.token < w.resHighest {
-			ev.Accepted = false
-		} else {
-			w.resHighest = r.token
-		}
-	}
+	ev := model.Event{Kind: r.op, Sent: r.sent, Time: now, Token: r.token, HasToken: w.fenced}
+	ev.Accepted = !w.fenced || w.fence.Admit(r.token)
 	switch {
 	case !ev.Accepted:
 	case r.op == model.ResourceWrite:
