@@ -82,7 +82,7 @@ type MutexLocker struct {
 
 // NewMutexLocker is a MutexLocker on prefix.
 func NewMutexLocker(c *Client, prefix string) *MutexLocker {
-	return &MutexLocker{c: c, prefix: prefix, token: KeyCreateRevision}
+	return NewFencedMutexLocker(c, prefix, KeyCreateRevision)
 }
 
 // NewFencedMutexLocker is a MutexLocker on prefix whose holds carry the
