@@ -179,3 +179,32 @@ func TestFencingKeepsTheResourceSafeWhereTheLockIsNot(t *testing.T) {
 		t.Fatalf("a fenced envelope over a Locker without a token: err %v", err)
 	}
 }
+
+// A connection the member refuses (it is down) is a failed attempt: the
+// next waits out gRPC's reconnect backoff (1 s, growing 1.6 times, with
+// 20% jitter), so over a 40-second crash each client tries a handful of
+// times, not once per call its lock makes.
+func TestRefusedConnectionsBackOff(t *testing.T) {
+	cfg := EtcdDefaultConfig()
+	cfg.Duration = 60 * time.Second
+	sc := Scenario{Config: cfg, Lock: naiveEtcdLock(), Seed: 3, Trace: true,
+		Plan: faults.Plan{Events: []faults.Event{{At: 10 * time.Second, Kind: faults.Crash, Node: 0, For: 40 * time.Second}}}}
+	_, tr := traced(t, sc)
+	refused := map[string][]string{}
+	for _, line := range strings.Split(tr, "\n") {
+		if strings.Contains(line, "fails: member down") {
+			who := strings.Fields(line)[1]
+			refused[who] = append(refused[who], line)
+		}
+	}
+	if len(refused) == 0 {
+		t.Fatalf("no connection was refused during the crash:\n%s", tr)
+	}
+	for who, lines := range refused {
+		// Backoff sums 1, 1.6, 2.6, 4.1, 6.6, 10.5, 16.8 s (-20%): at most
+		// eight attempts fit in 40 s.
+		if len(lines) > 8 {
+			t.Errorf("%s's connection was refused %d times in a 40 s crash, want at most 8:\n%s", strings.TrimSuffix(who, "'s"), len(lines), strings.Join(lines, "\n"))
+		}
+	}
+}
