@@ -27,7 +27,7 @@ func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out, whole := filepath.Join(dir, "out"), filepath.Join(dir, "whole")
-	args := []string{"sweep", "-variant", "original", "-faults", "threads", "-n", "3000", "-duration", "1m", "-keep-going", "-json", "-out", out}
+	args := []string{"sweep", "-variant", "original", "-faults", "threads", "-n", "12000", "-duration", "1m", "-keep-going", "-json", "-out", out}
 	seed := time.Now().UnixNano()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	t.Logf("kill moments drawn from seed %d", seed)
@@ -39,15 +39,25 @@ func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 		}
 		before := checkpointsIn(journal)
 		cmd := locksimCommand(run...)
+		var said bytes.Buffer
+		cmd.Stderr = &said
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
 		// A random moment after the run has made some progress: past its
 		// next checkpoint, then up to a second and a half more.
-		journal = waitForCheckpoint(t, cmd, out, before)
+		journal = waitForCheckpoint(t, cmd, exited, &said, out, before)
 		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		select {
+		case <-exited:
+			// It finished before the kill, and took its journal with it.
+			t.Fatalf("the sweep finished after %d kills: give it more seeds", kills)
+		default:
+		}
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-exited
 		if bytes.Contains(readFile(journal), []byte(`"done":true`)) {
 			break
 		}
@@ -57,12 +67,12 @@ func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 	}
 	resumed, err := locksimCommand(append(args, "-resume")...).Output()
 	if code := exitCode(err); code != exitViolation {
-		t.Fatalf("the resumed sweep exited %d (%v), want %d", code, err, exitViolation)
+		t.Fatalf("the resumed sweep exited %d (%v), want %d; it said:\n%s", code, err, exitViolation, stderrOf(err))
 	}
 	wholeArgs := append(args[:len(args)-1:len(args)-1], whole)
 	uninterrupted, err := locksimCommand(wholeArgs...).Output()
 	if code := exitCode(err); code != exitViolation {
-		t.Fatalf("the uninterrupted sweep exited %d, want %d", code, exitViolation)
+		t.Fatalf("the uninterrupted sweep exited %d, want %d; it said:\n%s", code, exitViolation, stderrOf(err))
 	}
 	if got, want := string(resumed), strings.ReplaceAll(string(uninterrupted), whole, out); got != want {
 		t.Fatalf("after %d kills the resumed sweep's JSON differs from the uninterrupted one's:\n%.600s\n...\nwant\n%.600s", kills, got, want)
@@ -73,15 +83,20 @@ func TestKilledSweepResumesWithTheSameJSON(t *testing.T) {
 }
 
 // waitForCheckpoint waits until the journal in dir holds more checkpoints
-// than before, and returns its path. A sweep checkpoints every second; the
-// wait allows three minutes, because go test runs other packages' tests
-// beside this one on a shared machine (it once waited over a minute under
-// a load of three on two cores, and passed alone).
-func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, dir string, before int) string {
+// than before, and returns its path; a sweep that exits first fails the
+// test with what it said. A sweep checkpoints every second; the wait
+// allows three minutes, because go test runs other packages' tests beside
+// this one on a shared machine.
+func waitForCheckpoint(t *testing.T, cmd *exec.Cmd, exited <-chan error, said *bytes.Buffer, dir string, before int) string {
 	t.Helper()
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.journal")); len(m) == 1 && checkpointsIn(m[0]) > before {
 			return m[0]
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the sweep exited (%v) before a new checkpoint (%d before); it said:\n%s", err, before, said.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
@@ -101,6 +116,15 @@ func checkpointsIn(path string) int {
 func readFile(path string) []byte {
 	b, _ := os.ReadFile(path)
 	return b
+}
+
+// stderrOf is what a command that failed wrote to its standard error,
+// when Output captured it.
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
 }
 
 func exitCode(err error) int {
