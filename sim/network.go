@@ -61,8 +61,31 @@ func (w *world) cut(from, to endpoint) bool {
 	return false
 }
 
-// latency draws message m's one-way delay.
+// latency draws message m's one-way delay. Without a Chooser it draws
+// from the network stream directly, over ranges worked out once a run
+// (netSpans): one call where the general path makes three a draw. Both
+// draw exactly the same numbers (a test runs both on every seed it sweeps).
 func (w *world) latency(m *message) int64 {
+	if w.choose != nil || !w.spans.ok {
+		return w.chosenLatency(m)
+	}
+	r, sp := &w.netRand, &w.spans
+	d := int64(w.cfg.LatencyMin)
+	if sp.latency > 0 {
+		d += int64(r.uint64n(sp.latency))
+	}
+	if sp.tail > 0 && r.uint64n(1_000_000) < 10_000 { // 1% of messages are slow
+		d += int64(r.uint64n(sp.tail))
+	}
+	if sp.extra > 0 {
+		d += int64(r.uint64n(sp.extra))
+	}
+	return d
+}
+
+// chosenLatency is latency through the choice points: the Chooser's answer
+// to each, or the seed's streams when netSpans could not fit a range.
+func (w *world) chosenLatency(m *message) int64 {
 	d := w.netBetween(ChoiceLatency, m, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
 	if w.cfg.LatencyTail > 0 && w.netChance(ChoiceTail, m, 10_000) { // 1% of messages are slow
 		d += w.netBetween(ChoiceTailDelay, m, 0, int64(w.cfg.LatencyTail))
@@ -71,6 +94,34 @@ func (w *world) latency(m *message) int64 {
 		d += w.netBetween(ChoiceExtraLatency, m, 0, x)
 	}
 	return d
+}
+
+// netSpans are the sizes of latency's ranges, n = hi-lo+1 for between's
+// draw, or 0 where between would not draw (hi <= lo). ok is false when a
+// range overflows, which between reports.
+type netSpans struct {
+	ok                   bool
+	latency, tail, extra uint64
+}
+
+// spanOf is the size of between(lo, hi)'s range: 0 for no draw, false
+// when it overflows.
+func spanOf(lo, hi int64) (uint64, bool) {
+	if hi <= lo {
+		return 0, true
+	}
+	n := hi - lo + 1
+	return uint64(n), n > 0
+}
+
+func (w *world) netSpans() netSpans {
+	lat, ok1 := spanOf(int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
+	tail, ok2 := spanOf(0, int64(w.cfg.LatencyTail))
+	if w.cfg.LatencyTail <= 0 {
+		tail = 0
+	}
+	extra, ok3 := spanOf(0, int64(w.plan.Network.ExtraLatencyMax))
+	return netSpans{ok: ok1 && ok2 && ok3, latency: lat, tail: tail, extra: extra}
 }
 
 // slowness is the extra delay of message m on the config's slow link

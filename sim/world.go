@@ -43,6 +43,7 @@ type world struct {
 	msgs     []message
 	freeMsgs []int32
 	netRand  stream
+	spans    netSpans       // latency's ranges, worked out once
 	choose   Chooser        // nil: the seed's streams decide every choice point
 	inject   Injector       // choose, if it injects faults at protocol steps
 	injected []faults.Event // the faults it injected, in order
@@ -181,6 +182,7 @@ func newWorld(s Scenario) (*world, error) {
 			w.hist.Clients = append(w.hist.Clients, model.Client{Name: p.name, Host: w.hosts[h].name})
 		}
 	}
+	w.spans = w.netSpans()
 	w.eventCap = cfg.EventCap(len(w.clients))
 	w.maxCalls = cfg.maxCallsNoSleep()
 	w.others.Store(othersNow())
