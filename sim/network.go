@@ -98,9 +98,11 @@ func (w *world) chosenLatency(m *message) int64 {
 
 // netSpans are the sizes of latency's ranges, n = hi-lo+1 for between's
 // draw, or 0 where between would not draw (hi <= lo). ok is false when a
-// range overflows, which between reports.
+// range overflows, which between reports. quiet says send has no chance to
+// ask: no loss, reply loss or duplication in the plan, and no Chooser,
+// which may make them happen anyway.
 type netSpans struct {
-	ok                   bool
+	ok, quiet            bool
 	latency, tail, extra uint64
 }
 
@@ -121,7 +123,9 @@ func (w *world) netSpans() netSpans {
 		tail = 0
 	}
 	extra, ok3 := spanOf(0, int64(w.plan.Network.ExtraLatencyMax))
-	return netSpans{ok: ok1 && ok2 && ok3, latency: lat, tail: tail, extra: extra}
+	net := &w.plan.Network
+	quiet := w.choose == nil && net.LossPPM == 0 && net.ReplyLossPPM == 0 && net.DuplicatePPM == 0
+	return netSpans{ok: ok1 && ok2 && ok3, quiet: quiet, latency: lat, tail: tail, extra: extra}
 }
 
 // slowness is the extra delay of message m on the config's slow link
@@ -181,6 +185,11 @@ func (w *world) send(i int32) {
 		return
 	}
 	m.sentAt = w.now // a duplicate keeps it: the time its client sent it
+	if w.spans.quiet && len(w.parts) == 0 {
+		// Nothing can drop or duplicate it: no draw to make, no check.
+		w.q.push(w.now+w.latency(m)+w.slowness(m), evDeliver, i, 0)
+		return
+	}
 	net := &w.plan.Network
 	switch {
 	case len(w.parts) > 0 && w.cut(m.from, m.to): // no call while nothing is partitioned
