@@ -30,6 +30,7 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -74,7 +75,7 @@ func Main(vs ...algorithm.Variant) {
 		variants.Register(v, variants.Place{Family: variants.Added})
 	}
 	explore.TuneGC() // a sweep's garbage is short-lived: collect less often
-	explore.CommandPrefix = commandPrefix()
+	seedrun.CommandPrefix = commandPrefix()
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -177,7 +178,7 @@ func compare(args []string, stdout, stderr io.Writer, text bool) int {
 	if err != nil {
 		return f.fail(stderr, err)
 	}
-	if err := c.out.write(m, explore.CommandPrefix+" compare "+shellJoin(args)); err != nil {
+	if err := c.out.write(m, seedrun.CommandPrefix+" compare "+shellJoin(args)); err != nil {
 		return f.fail(stderr, err)
 	}
 	if err := printMatrix(stdout, m, *c.asJSON, text, &c.out); err != nil {

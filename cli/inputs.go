@@ -15,7 +15,7 @@ import (
 )
 
 // The checks every subcommand makes of its input before it runs anything,
-// against the limits of explore's limits.go: each bad input is one
+// against the limits of sim/seedrun's limits.go: each bad input is one
 // sentence and exit 2, never a silent default.
 
 // listHints say, per list flag, what to give instead of an empty list.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"locksim": func() {
-			explore.CommandPrefix = commandPrefix() // as main does
+			seedrun.CommandPrefix = commandPrefix() // as main does
 			os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 		},
 	})

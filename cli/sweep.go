@@ -19,6 +19,7 @@ import (
 	"github.com/locksim/locksim/sim/cause"
 	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 )
 
 // sweepAbout is sweep's -h text.
@@ -335,7 +336,7 @@ func resumeCommand(args []string, o explore.SweepOptions, next uint64) string {
 	if o.ShardCount > 0 {
 		kept = append(kept, fmt.Sprintf("-shard 0/%d", o.ShardCount))
 	}
-	return explore.CommandPrefix + " sweep " + strings.Join(kept, " ")
+	return seedrun.CommandPrefix + " sweep " + strings.Join(kept, " ")
 }
 
 // printFailure is one failing seed: its violations, repro file and replay
@@ -404,7 +405,7 @@ func journalResumeCommand(args []string) string {
 			kept = append(kept, a)
 		}
 	}
-	return explore.CommandPrefix + " sweep " + strings.Join(append(kept, "-resume"), " ")
+	return seedrun.CommandPrefix + " sweep " + strings.Join(append(kept, "-resume"), " ")
 }
 
 // printExpected is one line for a seed whose violations came only outside

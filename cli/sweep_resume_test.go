@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 )
 
 // The command printed when a sweep is interrupted runs exactly the seeds
@@ -16,9 +17,9 @@ func TestResumeCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"-variant", "corrected", "-n", "1000", "-keep-going"}, explore.SweepOptions{From: 1, Count: 1000}, 401,
-			explore.CommandPrefix + " sweep -variant corrected -keep-going -seeds 401..1000"},
+			seedrun.CommandPrefix + " sweep -variant corrected -keep-going -seeds 401..1000"},
 		{[]string{"-seeds=10..49", "-shard", "1/4", "-faults", "pause"}, explore.SweepOptions{From: 10, Count: 40, ShardIndex: 1, ShardCount: 4}, 23,
-			explore.CommandPrefix + " sweep -faults pause -seeds 23..49 -shard 0/4"},
+			seedrun.CommandPrefix + " sweep -faults pause -seeds 23..49 -shard 0/4"},
 	} {
 		if got := resumeCommand(c.args, c.o, c.next); got != c.want {
 			t.Errorf("resumeCommand(%q) =\n  %s\nwant\n  %s", c.args, got, c.want)

@@ -11,6 +11,7 @@ import (
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -42,7 +43,7 @@ func TestReplayCommandRedrawsTheWorld(t *testing.T) {
 	for _, want := range cases {
 		for _, seed := range []uint64{1, 77} {
 			cmd := explore.ReplayCommand(want, seed)
-			args := strings.Fields(strings.TrimPrefix(cmd, explore.CommandPrefix+" replay "))
+			args := strings.Fields(strings.TrimPrefix(cmd, seedrun.CommandPrefix+" replay "))
 			f := newFlags("replay", "", "")
 			var sc scenarioFlags
 			sc.register(f)

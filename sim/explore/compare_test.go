@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
-	"github.com/locksim/locksim/variants"
-
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/seedrun"
+	"github.com/locksim/locksim/variants"
 )
 
 var updateCompare = flag.Bool("update-compare", false, "rewrite the compare goldens (testdata/compare-small.md; with -long, reports/VARIANTS.md)")
@@ -28,13 +28,13 @@ var (
 	// registry leaves it alone (VARIANTS.md shows them all).
 	smallGolden = compareGolden{
 		path:    "testdata/compare-small.md",
-		command: CommandPrefix + " compare -n 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/explore/testdata/compare-small.md",
+		command: seedrun.CommandPrefix + " compare -n 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/explore/testdata/compare-small.md",
 		opts: CompareOptions{Seeds: 3, CostSeeds: 5, Exhaust: 1, Variants: variantList("original", "corrected", "fenced"),
 			Config: withDuration(sim.DefaultConfig(), 3*time.Minute), Minimize: true},
 	}
 	variantsGolden = compareGolden{
 		path:    "../../reports/VARIANTS.md",
-		command: CommandPrefix + " compare -n 200 -costs 200 -exhaust 2 -md reports/VARIANTS.md",
+		command: seedrun.CommandPrefix + " compare -n 200 -costs 200 -exhaust 2 -md reports/VARIANTS.md",
 		opts:    CompareOptions{Seeds: 200, CostSeeds: 200, Exhaust: 2, Config: sim.DefaultConfig(), Minimize: true, Variants: variants.All()},
 	}
 )

@@ -2,16 +2,16 @@ package explore
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/locksim/locksim/algorithm"
-	"github.com/locksim/locksim/variants"
-
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/variants"
 )
 
 func shortTarget(name string, classes ...faults.Class) Target {
@@ -221,3 +221,6 @@ func variantList(names ...string) []algorithm.Variant {
 	}
 	return out
 }
+
+func utoa(u uint64) string { return strconv.FormatUint(u, 10) }
+func itoa(i int) string    { return strconv.Itoa(i) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package isolate_test
+
+const raceEnabled = false
