@@ -62,7 +62,7 @@ func TestCheckHelper(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			v, _ := BrokenVariantForTest(name, 4)
 			locksimtest.Check(t, v, locksimtest.Faults(string(faults.ClassLoss)), locksimtest.Seeds(12), locksimtest.Config(cfg),
-				locksimtest.HangAfter(time.Second), locksimtest.MemoryLimit(256<<20))
+				locksimtest.HangAfter(HangBudgetForTest(name)), locksimtest.MemoryLimit(256<<20))
 		})
 	}
 }
