@@ -7,7 +7,7 @@ import "time"
 // anything runs, rather than left to end as a hang or an out-of-memory
 // that would be blamed on the lock. sim.Config.Validate checks the world's
 // (with sim.MaxNodes and sim.MaxHosts), Plan.Validate and Decode the
-// plan's; explore's limits.go lists them all with the CLI's and the
+// plan's; sim/seedrun's limits.go lists them all with the CLI's and the
 // files'.
 const (
 	// MaxDuration is the most virtual time one run may last: six times the

@@ -113,7 +113,7 @@ func (w *world) longItemsAtEnd() {
 // in which no round trip comes back within the RPC timeout is never
 // reachable (see healedAt); one in which some round trips come back late
 // is a lossy one, reachable, and a variant that needs loss bounded says so
-// (explore's lossBreach counts late round trips as lost).
+// (sim/envelope's lossBreach counts late round trips as lost).
 //
 // It walks the instants at which reachability can change once, in order,
 // keeping the moves and partitions in force as it goes: O(n log n) in the

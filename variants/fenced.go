@@ -78,7 +78,7 @@ import (
 // starvation but in 22 worlds where one host's links are slowed by up to
 // 122 ms on top of the plan's extra latency: a third to two thirds of that
 // host's round trips outlast the RPC timeout, far beyond fencedLiveness's
-// 10%, though the judge (explore's lossBreach) counts each delay's share
+// 10%, though the judge (sim/envelope's lossBreach) counts each delay's share
 // alone and finds under 10%. fenced with counters alone starved in 13 of
 // those 22 worlds as well; with the two delays judged together (a local
 // patch of lossBreach), none of 100,000 seeds starved. 5.0% of the seeds

@@ -175,7 +175,7 @@ func Fit(plan faults.Plan) faults.Plan {
 	return p
 }
 
-// Runner runs a Redis lock's seeds for the engine (explore.Target.Runner),
+// Runner runs a Redis lock's seeds for the engine (seedrun.Target.Runner),
 // each in a synctest bubble of T.
 type Runner struct {
 	T    *testing.T
