@@ -1,4 +1,4 @@
-package explore
+package seedrun_test
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/envelope"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -24,7 +25,7 @@ func TestClassify(t *testing.T) {
 	}}
 	late := envelope.Breach{Assumption: algorithm.UseWithinValidity, Time: 60 * sec, Safety: true}
 	loss := envelope.Breach{Assumption: algorithm.MessageLoss, Time: 0, Safety: false}
-	fs := Classify(lease, v, []envelope.Breach{late, loss}, 180*time.Second)
+	fs := seedrun.Classify(lease, v, []envelope.Breach{late, loss}, 180*time.Second)
 	want := []string{"bug", "expected", "expected", "bug"}
 	for i, f := range fs {
 		if f.Standing() != want[i] {
@@ -37,11 +38,11 @@ func TestClassify(t *testing.T) {
 		t.Errorf("breaches named: %v, %v", fs[1].Breach, fs[2].Breach)
 	}
 	// fenced does not promise mutual exclusion.
-	if f := Classify(fencedEnv, v, nil, 180*time.Second)[0]; f.Promised || f.Bug() || !strings.HasPrefix(f.Note("fenced"), "not promised") {
+	if f := seedrun.Classify(fencedEnv, v, nil, 180*time.Second)[0]; f.Promised || f.Bug() || !strings.HasPrefix(f.Note("fenced"), "not promised") {
 		t.Errorf("fenced's overlap: %+v", f)
 	}
 	// A breach after the violation excuses nothing.
-	if f := Classify(lease, model.Verdict{Violations: v.Violations[:1]}, []envelope.Breach{{Assumption: algorithm.ClockRate, Time: 51 * sec, Safety: true}}, 180*time.Second)[0]; !f.Bug() {
+	if f := seedrun.Classify(lease, model.Verdict{Violations: v.Violations[:1]}, []envelope.Breach{{Assumption: algorithm.ClockRate, Time: 51 * sec, Safety: true}}, 180*time.Second)[0]; !f.Bug() {
 		t.Errorf("a breach after the violation excused it: %+v", f)
 	}
 }
@@ -55,7 +56,7 @@ func TestClassify(t *testing.T) {
 // (they are not drawn inside them).
 func TestInsideDrawsBreakNoPlanAssumption(t *testing.T) {
 	for _, v := range variants.All() {
-		tg := DefaultTarget(v)
+		tg := seedrun.DefaultTarget(v)
 		livenessBroken := 0
 		for seed := uint64(1); seed <= 2000; seed++ {
 			plan, cfg := tg.PlanFor(seed), tg.At(seed).Config

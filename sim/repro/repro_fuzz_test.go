@@ -1,32 +1,32 @@
-package explore_test
+package repro_test
 
 import (
 	"bytes"
 	"testing"
 	"time"
 
-	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/variants"
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
-	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/repro"
+	"github.com/locksim/locksim/sim/seedrun"
 )
 
 // FuzzDecodeRepro: DecodeRepro never panics, whatever the bytes, and every
 // repro it accepts encodes to a document it accepts again, byte for byte
 // the same. The seed corpus starts from real repros of failing runs.
-// Run: go test -fuzz=FuzzDecodeRepro ./sim/explore
+// Run: go test -fuzz=FuzzDecodeRepro ./sim/repro
 func FuzzDecodeRepro(f *testing.F) {
 	cfg := sim.DefaultConfig()
 	cfg.Duration = time.Minute
 	for _, c := range []faults.Class{faults.ClassThreads, faults.ClassSkew, faults.ClassAll} {
-		t := explore.Target{Variant: mustLookup("original"), Config: cfg, Classes: []faults.Class{c}}
-		o, err := explore.RunSeed(t, 2, explore.DefaultOptions())
+		t := seedrun.Target{Variant: variant("original"), Config: cfg, Classes: []faults.Class{c}}
+		o, err := seedrun.RunSeed(t, 2, seedrun.DefaultOptions())
 		if err != nil {
 			f.Fatal(err)
 		}
-		data, err := explore.NewRepro(t, o).Encode()
+		data, err := repro.NewRepro(t, o).Encode()
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func FuzzDecodeRepro(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := explore.DecodeRepro(data, variants.Lookup)
+		r, err := repro.DecodeRepro(data, variants.Lookup)
 		if err != nil {
 			return
 		}
@@ -45,7 +45,7 @@ func FuzzDecodeRepro(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Encode of a decoded repro: %v", err)
 		}
-		r2, err := explore.DecodeRepro(again, variants.Lookup)
+		r2, err := repro.DecodeRepro(again, variants.Lookup)
 		if err != nil {
 			t.Fatalf("re-decode of an accepted repro: %v\n%s", err, again)
 		}
@@ -54,12 +54,4 @@ func FuzzDecodeRepro(f *testing.F) {
 			t.Fatalf("round trip changed the repro (err %v):\n%s\n%s", err, again, third)
 		}
 	})
-}
-
-func mustLookup(name string) algorithm.Variant {
-	v, err := variants.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
 }

@@ -1,4 +1,4 @@
-package explore
+package exhaust_test
 
 import (
 	"bufio"
@@ -17,85 +17,12 @@ import (
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/exhaust"
+	"github.com/locksim/locksim/sim/repro"
+	"github.com/locksim/locksim/sim/schedule"
+	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
-
-// The original's safety and liveness bugs that fit a small world, each
-// found by Exhaust with the fewest faults there are within its menu: the
-// level before the counterexample's has no failing schedule, and the
-// counterexample is the catalogue's entry (BUGS.md). The fault counts are
-// what the bugs take: none for the shared host name, the lock's name and
-// the literal reading; one pause past the TTL; one crash at replication 1;
-// three wiped restarts (every node a waiter's acquire passes through, since
-// the original gives up at the first refusal); one lost write.
-func TestExhaustFindsTheOriginalsBugsWithTheFewestFaults(t *testing.T) {
-	base := SmallWorld(3, 2, 1)
-	shared := base
-	shared.Hosts, shared.ThreadsPerHost = 1, 2
-	lockName, keyData := base, base
-	lockName.AppData, keyData.AppData = sim.AppDataLockName, sim.AppDataKey
-	safetyOnly := model.DefaultCheckOptions()
-	safetyOnly.SkipLiveness = true
-	// Four nodes, the key on two of them: a move can take it off both.
-	spread := SmallWorld(4, 2, 1)
-	spread.Replication = 2
-	ttl := base.TTL
-	for _, tc := range []struct {
-		entry, variant string
-		cfg            sim.Config
-		menu           *Menu // nil: inside the envelope
-		plan           *faults.Plan
-		beyond         []algorithm.Assumption
-		classes        []faults.Class
-		strict         bool // count violations outside the envelope (beyond)
-		check          model.CheckOptions
-		faults         int
-	}{
-		{entry: "host-identity", variant: "original", cfg: shared, faults: 0},
-		{entry: "data-under-lock-name", variant: "original", cfg: lockName, faults: 0},
-		{entry: "literal-clear", variant: "original-literal", cfg: keyData, faults: 0},
-		{entry: "no-validity", variant: "original", cfg: base, menu: &Menu{PausePast: true, PastBy: ttl / 2}, faults: 1},
-		{entry: "quorum-replication-1", variant: "original", cfg: SmallWorld(1, 2, 1), faults: 1},
-		{entry: "partial-locks", variant: "original", cfg: base, menu: &Menu{Loss: true}, faults: 1},
-		{entry: "over-strict-quorum", variant: "original", cfg: SmallWorld(4, 2, 1), menu: &Menu{Crash: true, CrashFor: 20 * time.Second}, faults: 1},
-		{entry: "local-time", variant: "original", cfg: base, menu: &Menu{Loss: true}, faults: 1,
-			plan: &faults.Plan{Zones: []faults.Zone{{Host: 1, Offset: -4 * time.Hour}}}},
-		{entry: "amnesia", variant: "original", cfg: base, menu: &Menu{Wipe: true, WipeFor: time.Millisecond}, check: safetyOnly, faults: 3},
-		{entry: "empty-topology", variant: "original", cfg: base, menu: &Menu{Moves: true, EmptyFor: ttl / 2}, check: safetyOnly, faults: 1},
-		{entry: "topology", variant: "original", cfg: spread, menu: &Menu{MovesWhileHeld: true}, check: safetyOnly, faults: 1},
-		{entry: "stale-topology", variant: "original", cfg: spread, menu: &Menu{Moves: true}, check: safetyOnly, faults: 2},
-		{entry: "clock-skew", variant: "original", cfg: base, menu: &Menu{ClockSteps: []time.Duration{ttl + ttl/10}},
-			beyond: []algorithm.Assumption{algorithm.ClockError}, classes: []faults.Class{faults.ClassSkew}, strict: true, faults: 1},
-	} {
-		t.Run(tc.entry, func(t *testing.T) {
-			if tc.faults == 3 && testing.Short() {
-				t.Skip("three faults: a few thousand schedules")
-			}
-			res, err := Exhaust(Target{Variant: variant(tc.variant), Config: tc.cfg, Plan: tc.plan, Beyond: tc.beyond, Classes: tc.classes},
-				ExhaustOptions{MaxFaults: tc.faults, Menu: tc.menu, Check: tc.check, Strict: tc.strict})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x := res.Counterexample
-			if x == nil {
-				t.Fatalf("no counterexample with ≤ %d faults: %s", tc.faults, res)
-			}
-			if got := x.Schedule.Faults(); got != tc.faults || len(res.Levels) != tc.faults+1 {
-				t.Fatalf("the counterexample has %d faults, want %d: %s", got, tc.faults, res)
-			}
-			for _, l := range res.Levels[:tc.faults] {
-				if l.Failing > 0 {
-					t.Fatalf("level %d has %d failing schedules, yet the counterexample is at %d", l.Faults, l.Failing, tc.faults)
-				}
-			}
-			if got := entryOf(tc.variant, *x); got != tc.entry {
-				t.Fatalf("the counterexample is %q, want %q: %s", got, tc.entry, res)
-			}
-			t.Log(res)
-		})
-	}
-}
 
 // corrected and fenced get bounded results inside their envelopes: no
 // violation in any schedule with up to one fault of every kind their
@@ -108,7 +35,7 @@ func TestExhaustBoundsTheCorrectedVariants(t *testing.T) {
 	}
 	for _, name := range []string{"corrected", "fenced"} {
 		t.Run(name, func(t *testing.T) {
-			res, err := Exhaust(Target{Variant: variant(name), Config: SmallWorld(3, 2, 1)}, ExhaustOptions{MaxFaults: k})
+			res, err := exhaust.Exhaust(seedrun.Target{Variant: variant(name), Config: schedule.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: k})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,10 +53,10 @@ func TestExhaustBoundsTheCorrectedVariants(t *testing.T) {
 // An exploration is a pure function of its target and bound: every level's
 // counts and the counterexample do not depend on the number of workers.
 func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
-	tg := Target{Variant: variant("fix-validity"), Config: SmallWorld(3, 2, 1)}
-	var want ExhaustResult
+	tg := seedrun.Target{Variant: variant("fix-validity"), Config: schedule.SmallWorld(3, 2, 1)}
+	var want exhaust.ExhaustResult
 	for i, p := range []int{1, 2, 3} {
-		res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, Parallel: p})
+		res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2, Parallel: p})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,12 +78,12 @@ func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
 // the bound, counting what fails at each; the counterexample is still the
 // first level's.
 func TestExhaustKeepGoingCountsEveryLevel(t *testing.T) {
-	tg := Target{Variant: variant("original"), Config: SmallWorld(1, 2, 1)}
-	first, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2})
+	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(1, 2, 1)}
+	first, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2})
 	if err != nil || first.Counterexample == nil || len(first.Levels) != 2 {
 		t.Fatalf("without KeepGoing: %+v, %v; want a counterexample at one fault", first.Levels, err)
 	}
-	all, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, KeepGoing: true})
+	all, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,24 +99,24 @@ func TestExhaustKeepGoingCountsEveryLevel(t *testing.T) {
 // it runs to the same trace hash and verdict, and a schedule that does not
 // fit the run is an error, not another run.
 func TestExhaustCounterexampleReplays(t *testing.T) {
-	tg := Target{Variant: variant("original"), Config: SmallWorld(3, 2, 1)}
-	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1})
+	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(3, 2, 1)}
+	res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1})
 	if err != nil || res.Counterexample == nil {
 		t.Fatalf("%v, %v", res, err)
 	}
 	x := *res.Counterexample
-	data, err := NewRepro(tg, x).Encode()
+	data, err := repro.NewRepro(tg, x).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := DecodeRepro(data, func(string) (algorithm.Variant, error) { return tg.Variant, nil })
+	r, err := repro.DecodeRepro(data, func(string) (algorithm.Variant, error) { return tg.Variant, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Schedule == nil || r.Schedule.Faults() != 1 {
 		t.Fatalf("the repro's schedule: %+v", r.Schedule)
 	}
-	o, err := Replay(r, Options{Check: r.CheckOptions()})
+	o, err := repro.Replay(r, seedrun.Options{Check: r.CheckOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,11 +124,11 @@ func TestExhaustCounterexampleReplays(t *testing.T) {
 		t.Fatalf("replayed to hash %x, verdict %s; explored %x, %s", o.Hash, o.Verdict, x.Hash, x.Verdict)
 	}
 	r.Schedule.Deviations[0].Pos = 1 << 20
-	if _, err := Replay(r, Options{Check: r.CheckOptions()}); err == nil || !strings.Contains(err.Error(), "branching points") {
+	if _, err := repro.Replay(r, seedrun.Options{Check: r.CheckOptions()}); err == nil || !strings.Contains(err.Error(), "branching points") {
 		t.Fatalf("a deviation past the run's last point: %v", err)
 	}
 	bad := regexp.MustCompile(`"alt": [0-9]+`).ReplaceAllString(string(data), `"alt": 0`)
-	if _, err := DecodeRepro([]byte(bad), func(string) (algorithm.Variant, error) { return tg.Variant, nil }); err == nil {
+	if _, err := repro.DecodeRepro([]byte(bad), func(string) (algorithm.Variant, error) { return tg.Variant, nil }); err == nil {
 		t.Fatal("a deviation with alternative 0 was read")
 	}
 }
@@ -219,7 +146,7 @@ func TestExhaustGoldenCounts(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, v := range variants.All() {
-		res, err := Exhaust(Target{Variant: v, Config: SmallWorld(3, 2, 1)}, ExhaustOptions{MaxFaults: 1})
+		res, err := exhaust.Exhaust(seedrun.Target{Variant: v, Config: schedule.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,12 +197,12 @@ func TestExhaustBeyondClockJumps(t *testing.T) {
 	if !*long {
 		t.Skip("two faults: 56,000 schedules (-long)")
 	}
-	tg := Target{Variant: variant("corrected"), Config: SmallWorld(3, 2, 1), Classes: []faults.Class{faults.ClassAll},
+	tg := seedrun.Target{Variant: variant("corrected"), Config: schedule.SmallWorld(3, 2, 1), Classes: []faults.Class{faults.ClassAll},
 		Beyond: []algorithm.Assumption{algorithm.ClockJumps}}
-	if inside := MenuFor(Target{Variant: tg.Variant, Config: tg.Config}); len(inside.ClockSteps) > 0 {
+	if inside := seedrun.MenuFor(seedrun.Target{Variant: tg.Variant, Config: tg.Config}); len(inside.ClockSteps) > 0 {
 		t.Fatalf("inside corrected's envelope the menu steps clocks: %v", inside.ClockSteps)
 	}
-	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 2, Strict: true})
+	res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2, Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,14 +222,14 @@ func TestExhaustBeyondClockJumps(t *testing.T) {
 // fewest faults (level 0 was run whole) and a level run in part. Closed
 // before the start, nothing runs, and the result says so.
 func TestExhaustStopsAndKeepsWhatItFound(t *testing.T) {
-	tg := Target{Variant: variant("original"), Config: SmallWorld(3, 2, 1)}
-	whole, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1})
+	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(3, 2, 1)}
+	whole, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var found *Outcome
-	res, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, Parallel: 1, Stop: stop, OnFound: func(o Outcome) {
+	var found *seedrun.Outcome
+	res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1, Parallel: 1, Stop: stop, OnFound: func(o seedrun.Outcome) {
 		found = &o
 		close(stop)
 	}})
@@ -321,7 +248,7 @@ func TestExhaustStopsAndKeepsWhatItFound(t *testing.T) {
 	}
 	closed := make(chan struct{})
 	close(closed)
-	none, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, Stop: closed})
+	none, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1, Stop: closed})
 	if err != nil || !none.Interrupted || none.Schedules() != 0 || none.Counterexample != nil || !strings.Contains(none.String(), "interrupted before") {
 		t.Fatalf("stopped before the start: %s, %v", none, err)
 	}
@@ -335,9 +262,9 @@ func TestExhaustReportsASpinningVariant(t *testing.T) {
 	var release atomic.Bool
 	defer release.Store(true) // let the spinning run finish, off the test's books
 	spin := algorithm.Variant{Name: "spins", New: func() algorithm.Lock { return spinLock{&release} }}
-	tg := Target{Variant: spin, Config: SmallWorld(3, 2, 1)}
-	_, err := Exhaust(tg, ExhaustOptions{MaxFaults: 1, HangAfter: 300 * time.Millisecond})
-	var hang *HangError
+	tg := seedrun.Target{Variant: spin, Config: schedule.SmallWorld(3, 2, 1)}
+	_, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1, HangAfter: 300 * time.Millisecond})
+	var hang *exhaust.HangError
 	if !errors.As(err, &hang) {
 		t.Fatalf("Exhaust returned %v, want a HangError", err)
 	}
@@ -345,7 +272,7 @@ func TestExhaustReportsASpinningVariant(t *testing.T) {
 	if o.Schedule == nil || o.Schedule.Faults() != 0 || len(o.Findings) != 1 || o.Findings[0].Kind != model.Hang || !o.Findings[0].Bug() {
 		t.Fatalf("the hang's outcome: schedule %v, findings %v", o.Schedule, o.Findings)
 	}
-	if _, err := NewRepro(tg, o).Encode(); err != nil {
+	if _, err := repro.NewRepro(tg, o).Encode(); err != nil {
 		t.Fatalf("the hang's repro: %v", err)
 	}
 }

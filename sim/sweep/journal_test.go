@@ -1,4 +1,4 @@
-package explore
+package sweep_test
 
 import (
 	"bytes"
@@ -13,14 +13,17 @@ import (
 	"time"
 
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/sim/isolate"
+	"github.com/locksim/locksim/sim/seedrun"
+	"github.com/locksim/locksim/sim/sweep"
 )
 
 // journalSweep is the sweep the kill-and-resume test kills: the original,
 // which fails most seeds, kept going over enough seeds to take seconds.
-func journalSweep(path string, resume bool) (Target, SweepOptions) {
-	t := DefaultTarget(variant("original"), faults.ClassAll)
+func journalSweep(path string, resume bool) (seedrun.Target, sweep.SweepOptions) {
+	t := seedrun.DefaultTarget(variant("original"), faults.ClassAll)
 	t.Config.Duration = 2 * time.Minute
-	return t, SweepOptions{From: 1, Count: 6000, KeepGoing: true, Journal: path, Resume: resume}
+	return t, sweep.SweepOptions{From: 1, Count: 6000, KeepGoing: true, Journal: path, Resume: resume}
 }
 
 const journalChildEnv = "LOCKSIM_TEST_JOURNAL_CHILD"
@@ -31,14 +34,14 @@ const journalChildEnv = "LOCKSIM_TEST_JOURNAL_CHILD"
 func TestKilledSweepResumesToTheSameResult(t *testing.T) {
 	if path := os.Getenv(journalChildEnv); path != "" {
 		tg, o := journalSweep(path, false)
-		Sweep(tg, o) // killed by the parent long before it ends
+		sweep.Sweep(tg, o) // killed by the parent long before it ends
 		return
 	}
 	if testing.Short() {
 		t.Skip("kills a sweep of thousands of seeds in a child process")
 	}
 	path := filepath.Join(t.TempDir(), "sweep.journal")
-	child := exec.Command(TestWorkerCommand(t.Name())[0], TestWorkerCommand(t.Name())[1:]...)
+	child := exec.Command(isolate.TestWorkerCommand(t.Name())[0], isolate.TestWorkerCommand(t.Name())[1:]...)
 	child.Env = append(os.Environ(), journalChildEnv+"="+path)
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -60,22 +63,22 @@ func TestKilledSweepResumesToTheSameResult(t *testing.T) {
 
 	var resumedSeeds, wholeSeeds []uint64
 	tg, o := journalSweep(path, true)
-	o.OnOutcome = func(out Outcome) {
+	o.OnOutcome = func(out seedrun.Outcome) {
 		if out.Failed() {
 			resumedSeeds = append(resumedSeeds, out.Seed)
 		}
 	}
-	got, err := Sweep(tg, o)
+	got, err := sweep.Sweep(tg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tg, o = journalSweep(filepath.Join(t.TempDir(), "whole.journal"), false)
-	o.OnOutcome = func(out Outcome) {
+	o.OnOutcome = func(out seedrun.Outcome) {
 		if out.Failed() {
 			wholeSeeds = append(wholeSeeds, out.Seed)
 		}
 	}
-	want, err := Sweep(tg, o)
+	want, err := sweep.Sweep(tg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +97,14 @@ func TestKilledSweepResumesToTheSameResult(t *testing.T) {
 	}
 	// Resuming a finished sweep gives its result again, running nothing.
 	tg, o = journalSweep(path, true)
-	again, err := Sweep(tg, o)
+	again, err := sweep.Sweep(tg, o)
 	if err != nil || !reflect.DeepEqual(counts(again), counts(want)) {
 		t.Fatalf("resuming the finished sweep: %+v, %v", counts(again), err)
 	}
 }
 
 // counts is a result without its kept outcomes.
-func counts(r SweepResult) SweepResult {
+func counts(r sweep.SweepResult) sweep.SweepResult {
 	r.Failures = nil
 	return r
 }
@@ -116,15 +119,15 @@ func TestJournalOfAnotherSweepIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j")
 	tg, o := journalSweep(path, false)
 	o.Count = 20
-	if _, err := Sweep(tg, o); err != nil {
+	if _, err := sweep.Sweep(tg, o); err != nil {
 		t.Fatal(err)
 	}
 	o.Count, o.Resume = 30, true
-	if _, err := Sweep(tg, o); err == nil {
+	if _, err := sweep.Sweep(tg, o); err == nil {
 		t.Fatal("a sweep of 30 seeds resumed the journal of a sweep of 20")
 	}
 	o.Journal = filepath.Join(t.TempDir(), "none")
-	if _, err := Sweep(tg, o); err == nil {
+	if _, err := sweep.Sweep(tg, o); err == nil {
 		t.Fatal("resumed a journal that does not exist")
 	}
 }
@@ -137,7 +140,7 @@ func TestDamagedJournalIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j")
 	tg, o := journalSweep(path, false)
 	o.Count = 20
-	want, err := Sweep(tg, o)
+	want, err := sweep.Sweep(tg, o)
 	if err != nil || want.Failed == 0 {
 		t.Fatalf("the sweep to journal: %+v, %v", counts(want), err)
 	}
@@ -159,7 +162,7 @@ func TestDamagedJournalIsRefused(t *testing.T) {
 		damaged := append(bytes.Join(lines[:len(lines)-1], []byte("\n")), '\n')
 		os.WriteFile(path, append(append(damaged, bad...), '\n'), 0o644)
 		o.Resume = true
-		if _, err := Sweep(tg, o); err == nil || !strings.Contains(err.Error(), "the journal is damaged") {
+		if _, err := sweep.Sweep(tg, o); err == nil || !strings.Contains(err.Error(), "the journal is damaged") {
 			t.Errorf("a checkpoint with %s resumed (%v)", c.to, err)
 		}
 	}
@@ -172,7 +175,7 @@ func TestDamagedJournalIsRefused(t *testing.T) {
 		}
 	}
 	os.WriteFile(path, append(bytes.Join(doubled, []byte("\n")), '\n'), 0o644)
-	got, err := Sweep(tg, o)
+	got, err := sweep.Sweep(tg, o)
 	if err != nil || !reflect.DeepEqual(counts(got), counts(want)) || len(got.Failures) != len(want.Failures) {
 		t.Fatalf("a journal with every failure twice resumed to %+v (%d kept), %v; want %+v (%d kept)", counts(got), len(got.Failures), err, counts(want), len(want.Failures))
 	}

@@ -1,4 +1,4 @@
-package explore
+package sweep_test
 
 import (
 	"math"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/seedrun"
+	"github.com/locksim/locksim/sim/sweep"
 )
 
 // A sweep of 10^12 seeds lists none of them: stopped after a stretch, it
@@ -19,15 +21,15 @@ import (
 const hugeCount = min(1_000_000_000_000, math.MaxInt)
 
 func TestHugeSweepStreamsAndStops(t *testing.T) {
-	tg := Target{Variant: variant("original"), Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassThreads}}
+	tg := seedrun.Target{Variant: variant("original"), Config: sim.DefaultConfig(), Classes: []faults.Class{faults.ClassThreads}}
 	tg.Config.Duration = 20 * time.Second
 	stop := make(chan struct{})
 	seen := 0
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := Sweep(tg, SweepOptions{From: 1, Count: hugeCount, KeepGoing: true, Parallel: 2, Stop: stop,
-		OnOutcome: func(Outcome) {
+	res, err := sweep.Sweep(tg, sweep.SweepOptions{From: 1, Count: hugeCount, KeepGoing: true, Parallel: 2, Stop: stop,
+		OnOutcome: func(seedrun.Outcome) {
 			if seen++; seen == 400 {
 				close(stop)
 			}
@@ -49,11 +51,11 @@ func TestHugeSweepStreamsAndStops(t *testing.T) {
 	// stretch. How far past 400 the sweep ran before it saw the stop
 	// depends on the machine's load (906 seeds was seen under go test ./...).
 	stretch := max(600, res.Runs+200)
-	whole, err := Sweep(tg, SweepOptions{From: 1, Count: stretch, KeepGoing: true})
+	whole, err := sweep.Sweep(tg, sweep.SweepOptions{From: 1, Count: stretch, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, err := Sweep(tg, SweepOptions{From: res.NextSeed, Count: stretch - res.Runs, KeepGoing: true})
+	rest, err := sweep.Sweep(tg, sweep.SweepOptions{From: res.NextSeed, Count: stretch - res.Runs, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestHugeSweepStreamsAndStops(t *testing.T) {
 
 // Len and SeedAt are the seeds Seeds lists, sharded or not.
 func TestSeedArithmetic(t *testing.T) {
-	for _, o := range []SweepOptions{{From: 1, Count: 10}, {From: 5, Count: 42, ShardIndex: 1, ShardCount: 4},
+	for _, o := range []sweep.SweepOptions{{From: 1, Count: 10}, {From: 5, Count: 42, ShardIndex: 1, ShardCount: 4},
 		{From: 1, Count: 3, ShardIndex: 3, ShardCount: 4}, {From: 7, Count: 0}} {
 		var want []uint64
 		for i := 0; i < o.Count; i++ {

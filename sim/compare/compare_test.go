@@ -1,4 +1,4 @@
-package explore
+package compare_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/compare"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
@@ -28,21 +29,21 @@ var (
 	// registry leaves it alone (VARIANTS.md shows them all).
 	smallGolden = compareGolden{
 		path:    "testdata/compare-small.md",
-		command: seedrun.CommandPrefix + " compare -n 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/explore/testdata/compare-small.md",
-		opts: CompareOptions{Seeds: 3, CostSeeds: 5, Exhaust: 1, Variants: variantList("original", "corrected", "fenced"),
+		command: seedrun.CommandPrefix + " compare -n 3 -costs 5 -exhaust 1 -variants original,corrected,fenced -duration 3m -md sim/compare/testdata/compare-small.md",
+		opts: compare.CompareOptions{Seeds: 3, CostSeeds: 5, Exhaust: 1, Variants: variantList("original", "corrected", "fenced"),
 			Config: withDuration(sim.DefaultConfig(), 3*time.Minute), Minimize: true},
 	}
 	variantsGolden = compareGolden{
 		path:    "../../reports/VARIANTS.md",
 		command: seedrun.CommandPrefix + " compare -n 200 -costs 200 -exhaust 2 -md reports/VARIANTS.md",
-		opts:    CompareOptions{Seeds: 200, CostSeeds: 200, Exhaust: 2, Config: sim.DefaultConfig(), Minimize: true, Variants: variants.All()},
+		opts:    compare.CompareOptions{Seeds: 200, CostSeeds: 200, Exhaust: 2, Config: sim.DefaultConfig(), Minimize: true, Variants: variants.All()},
 	}
 )
 
 type compareGolden struct {
 	path    string
-	command string         // the command that writes path, run from the module root
-	opts    CompareOptions // what that command asks Compare for
+	command string                 // the command that writes path, run from the module root
+	opts    compare.CompareOptions // what that command asks Compare for
 }
 
 func withDuration(c sim.Config, d time.Duration) sim.Config {
@@ -52,19 +53,19 @@ func withDuration(c sim.Config, d time.Duration) sim.Config {
 
 func (g compareGolden) check(t *testing.T) {
 	t.Helper()
-	m, err := Compare(g.opts)
+	m, err := compare.Compare(g.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	if err := CompareMarkdown(&got, m, g.command); err != nil {
+	if err := compare.CompareMarkdown(&got, m, g.command); err != nil {
 		t.Fatal(err)
 	}
 	// What follows RealLibrariesMarker is another sweep's (the real Redis
 	// libraries', examples/redislocks TestVerdicts): kept as it is.
 	old, _ := os.ReadFile(g.path)
 	var tail []byte
-	if i := bytes.Index(old, []byte(RealLibrariesMarker)); i >= 0 {
+	if i := bytes.Index(old, []byte(compare.RealLibrariesMarker)); i >= 0 {
 		tail = old[i:]
 	}
 	if *updateCompare {
@@ -79,7 +80,7 @@ func (g compareGolden) check(t *testing.T) {
 	}
 	want = want[:len(want)-len(tail)]
 	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("%s is stale: the matrix it shows is not what locksim finds now.\nRegenerate it with: %s\n(or go test ./sim/explore -run %s -update-compare%s)\nfirst difference: %s",
+		t.Errorf("%s is stale: the matrix it shows is not what locksim finds now.\nRegenerate it with: %s\n(or go test ./sim/compare -run %s -update-compare%s)\nfirst difference: %s",
 			filepath.Base(g.path), g.command, t.Name(), map[bool]string{true: " -long", false: ""}[g.path == variantsGolden.path],
 			firstDiff(string(want), got.String()))
 	}
@@ -117,7 +118,7 @@ func TestVariantsGolden(t *testing.T) {
 // The same options give the same matrix, to the last float, whatever the
 // parallelism: sweeps report in seed order and minimisation is sequential.
 func TestCompareSameWhateverParallel(t *testing.T) {
-	opts := CompareOptions{
+	opts := compare.CompareOptions{
 		Variants: variantList("original", "corrected"),
 		Classes:  []faults.Class{faults.ClassNone, faults.ClassSkew, faults.ClassThreads},
 		Seeds:    4, Config: withDuration(sim.DefaultConfig(), 2*time.Minute), Minimize: true,
@@ -125,7 +126,7 @@ func TestCompareSameWhateverParallel(t *testing.T) {
 	var ms []reports.Matrix
 	for _, p := range []int{1, 2, 3} {
 		opts.Parallel = p
-		m, err := Compare(opts)
+		m, err := compare.Compare(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,14 +143,14 @@ func TestCompareSameWhateverParallel(t *testing.T) {
 // its first counterexample: the seed the cell names, its replay command,
 // and a minimal plan no larger than the one the seed drew.
 func TestCompareCells(t *testing.T) {
-	opts := CompareOptions{
+	opts := compare.CompareOptions{
 		Variants: variantList("original", "fenced"),
 		Classes:  []faults.Class{faults.ClassNone, faults.ClassThreads},
 		Seeds:    3, Config: withDuration(sim.DefaultConfig(), 2*time.Minute), Minimize: true,
 	}
 	var seen []string
 	failing := 0
-	opts.OnCell = func(r CellResult) {
+	opts.OnCell = func(r compare.CellResult) {
 		seen = append(seen, r.Variant+"×"+string(r.Cell.Class))
 		c := r.Cell
 		if c.Seeds != opts.Seeds {
@@ -165,14 +166,14 @@ func TestCompareCells(t *testing.T) {
 		if int64(r.First.Seed) != c.FirstSeed || r.First.History.End == 0 {
 			t.Errorf("%s × %s: first outcome seed %d (history end %d), cell says %d", r.Variant, c.Class, r.First.Seed, r.First.History.End, c.FirstSeed)
 		}
-		if want := ReplayCommand(r.Target, r.First.Seed); c.Replay != want {
+		if want := seedrun.ReplayCommand(r.Target, r.First.Seed); c.Replay != want {
 			t.Errorf("replay %q, want %q", c.Replay, want)
 		}
 		if r.Minimal == nil || c.MinimalSize != r.Minimal.SizeAfter || c.MinimalSize > r.First.Plan.Size() {
 			t.Errorf("%s × %s: minimal size %d, plan size %d, minimal %v", r.Variant, c.Class, c.MinimalSize, r.First.Plan.Size(), r.Minimal)
 		}
 	}
-	m, err := Compare(opts)
+	m, err := compare.Compare(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,14 +193,14 @@ func TestCompareCells(t *testing.T) {
 }
 
 func TestCompareRejectsBadOptions(t *testing.T) {
-	for name, opts := range map[string]CompareOptions{
+	for name, opts := range map[string]compare.CompareOptions{
 		"no seeds":         {Config: sim.DefaultConfig(), Variants: variants.All()},
 		"no variants":      {Seeds: 1, Config: sim.DefaultConfig()},
 		"unknown variant":  {Seeds: 1, Config: sim.DefaultConfig(), Variants: []algorithm.Variant{{Name: "nope"}}},
 		"bad config":       {Seeds: 1, Config: sim.Config{}},
 		"negative workers": {Seeds: 1, Config: sim.DefaultConfig(), Parallel: -1},
 	} {
-		if _, err := Compare(opts); err == nil {
+		if _, err := compare.Compare(opts); err == nil {
 			t.Errorf("%s: Compare accepted %+v", name, opts)
 		}
 	}

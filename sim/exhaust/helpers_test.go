@@ -1,0 +1,20 @@
+package exhaust_test
+
+import (
+	"flag"
+
+	"github.com/locksim/locksim/algorithm"
+	"github.com/locksim/locksim/variants"
+)
+
+// long runs the slow explorations: more faults.
+var long = flag.Bool("long", false, "run long explorations (more faults)")
+
+// variant is the registered variant called name; tests name only real ones.
+func variant(name string) algorithm.Variant {
+	v, err := variants.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

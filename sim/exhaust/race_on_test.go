@@ -1,0 +1,5 @@
+//go:build race
+
+package exhaust_test
+
+const raceEnabled = true
