@@ -100,3 +100,22 @@ func Lookup(name string) (algorithm.Variant, error) {
 	}
 	return algorithm.Variant{}, fmt.Errorf("unknown variant %q (known: %s)", name, strings.Join(Names(), ", "))
 }
+
+// MustLookup is Lookup for names a program or a test knows are registered:
+// it panics on an unknown one, as regexp.MustCompile does on a bad pattern.
+func MustLookup(name string) algorithm.Variant {
+	v, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// MustLookupAll is MustLookup of each name, in order.
+func MustLookupAll(names ...string) []algorithm.Variant {
+	out := make([]algorithm.Variant, len(names))
+	for i, n := range names {
+		out[i] = MustLookup(n)
+	}
+	return out
+}

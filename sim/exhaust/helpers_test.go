@@ -3,7 +3,6 @@ package exhaust_test
 import (
 	"flag"
 
-	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/variants"
 )
 
@@ -11,10 +10,4 @@ import (
 var long = flag.Bool("long", false, "run long explorations (more faults)")
 
 // variant is the registered variant called name; tests name only real ones.
-func variant(name string) algorithm.Variant {
-	v, err := variants.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+var variant = variants.MustLookup

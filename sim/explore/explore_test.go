@@ -205,22 +205,10 @@ func TestSweepKeepsABoundedNumberOfFailures(t *testing.T) {
 }
 
 // variant is the registered variant called name; tests name only real ones.
-func variant(name string) algorithm.Variant {
-	v, err := variants.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+var variant = variants.MustLookup
 
 // variantList is the registered variants called names, in that order.
-func variantList(names ...string) []algorithm.Variant {
-	out := make([]algorithm.Variant, len(names))
-	for i, n := range names {
-		out[i] = variant(n)
-	}
-	return out
-}
+var variantList = variants.MustLookupAll
 
 func utoa(u uint64) string { return strconv.FormatUint(u, 10) }
 func itoa(i int) string    { return strconv.Itoa(i) }

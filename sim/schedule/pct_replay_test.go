@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim/repro"
 	"github.com/locksim/locksim/sim/schedule"
@@ -55,10 +54,4 @@ func TestPCTSeedsReplay(t *testing.T) {
 }
 
 // variant is the registered variant called name; tests name only real ones.
-func variant(name string) algorithm.Variant {
-	v, err := variants.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
+var variant = variants.MustLookup
