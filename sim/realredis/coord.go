@@ -107,13 +107,20 @@ type jump struct{ at, delta int64 }
 // TIME answers a date and no offset a plan draws makes a reading negative.
 const nodeEpoch = 946_684_800 * int64(time.Second)
 
+// reading is an instant on a node's own clock, in nanoseconds since the
+// Unix epoch (from nodeEpoch): what redisnode and etcdnode are given as
+// now. True time, what the coordinator's queue orders, is a plain int64
+// since the run began; a reading comes from it only through local or
+// memberClock, and goes to a node as int64 only at the node's call.
+type reading int64
+
 // local is the node's clock reading at true time t (the simulator's
 // arithmetic: offset, drift, jumps at or before t).
-func (n *node) local(t int64) int64 {
-	l := nodeEpoch + t + n.offset + faults.DriftAt(n.driftPPM, t)
+func (n *node) local(t int64) reading {
+	l := reading(nodeEpoch + t + n.offset + faults.DriftAt(n.driftPPM, t))
 	for _, j := range n.jumps {
 		if j.at <= t {
-			l += j.delta
+			l += reading(j.delta)
 		}
 	}
 	return l

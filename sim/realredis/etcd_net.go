@@ -152,13 +152,13 @@ func (w *world) arrive(m *emsg, now int64) {
 		w.note(now, fmt.Sprintf("%s closes stream %d", tr.conn.c.name, m.stream.id))
 		w.sendDown(tr, now, stagedEffect{stream: m.stream, eof: true}, "end of stream")
 	case m.call != nil:
-		resp, err := w.applyCall(n.member, local, m.call.req)
+		resp, err := w.applyCall(n.member, int64(local), m.call.req)
 		w.trackLease(tr.conn.c.idx, m.call.req, resp, err, now)
 		w.served[tr.conn.c.idx] = append(w.served[tr.conn.c.idx], now)
 		w.noteEtcd(now, tr, m.key, resp, err)
 		w.sendDown(tr, now, stagedEffect{call: m.call, resp: resp, err: err}, "answer")
 	default:
-		for _, r := range w.applyStream(n.member, local, m) {
+		for _, r := range w.applyStream(n.member, int64(local), m) {
 			w.noteEtcd(now, tr, m.key, r, nil)
 			w.sendDown(tr, now, stagedEffect{stream: m.stream, msg: r}, "stream message")
 		}
@@ -350,7 +350,7 @@ func wakeEtcd(s stagedEffect) {
 func (w *world) expireLeases(now int64) {
 	n := w.nodes[0]
 	if n.down == 0 {
-		for _, x := range n.member.ExpireDue(n.memberClock(now)) {
+		for _, x := range n.member.ExpireDue(int64(n.memberClock(now))) {
 			w.note(now, fmt.Sprintf("lease %x expired: revoked at revision %d", x.LeaseID, x.Revision))
 			w.leaseEnded(x.LeaseID, now)
 		}
@@ -402,9 +402,9 @@ func (w *world) restartNode(n *node, now int64) {
 		for _, l := range w.leases {
 			w.leaseEnded(l.id, now)
 		}
-		n.member.Wipe(n.memberClock(now))
+		n.member.Wipe(int64(n.memberClock(now)))
 	} else {
-		n.member.Restart(n.memberClock(now))
+		n.member.Restart(int64(n.memberClock(now)))
 	}
 	clear(w.estreams)
 }
@@ -412,8 +412,8 @@ func (w *world) restartNode(n *node, now int64) {
 // memberClock is the member's monotonic clock at true time t: its offset
 // and drift, never its wall clock's steps (etcd's lessor uses
 // time.Now's monotonic reading).
-func (n *node) memberClock(t int64) int64 {
-	return nodeEpoch + t + n.offset + faults.DriftAt(n.driftPPM, t)
+func (n *node) memberClock(t int64) reading {
+	return reading(nodeEpoch + t + n.offset + faults.DriftAt(n.driftPPM, t))
 }
 
 // leaseLife is one lease the member granted a client: when, and when it

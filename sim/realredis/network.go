@@ -136,7 +136,7 @@ func (w *world) deliver(e *event, now int64) {
 		w.push(&event{at: n.clogUntil, kind: evRequest, conn: c, args: e.args})
 		return
 	}
-	r := n.store.Do(n.local(now), e.args)
+	r := n.store.Do(int64(n.local(now)), e.args)
 	if r.Kind == 0 {
 		panic("realredis: node returned no reply")
 	}
@@ -320,7 +320,7 @@ func (w *world) startFault(i int, now int64) {
 		}
 		// Redis's active expiry has removed what expired before the step
 		// (a step back must not bring those keys back).
-		n.store.ExpireCycle(n.local(now - 1))
+		n.store.ExpireCycle(int64(n.local(now - 1)))
 		w.note(now, fmt.Sprintf("n%d clock jumps %s", e.Index, e.Delta))
 	case faults.Pause:
 		if e.Point != "" {
