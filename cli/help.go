@@ -137,7 +137,7 @@ func writeFlagTable(w io.Writer) {
 	}
 }
 
-// writeLimits says what locksim refuses as too much (explore's limits.go
+// writeLimits says what locksim refuses as too much (sim/seedrun's limits.go
 // lists them all, with why).
 func writeLimits(w io.Writer) {
 	fmt.Fprintf(w, "\nlimits: a run lasts at most %s of virtual time, with at most %d client threads and %s of\n"+

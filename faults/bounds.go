@@ -13,8 +13,8 @@ import (
 // bounds a draw crosses on purpose instead. The zero Bounds bound nothing:
 // the plain swarm draw.
 //
-// Bounds is the generators' side of algorithm.Envelope (package explore
-// converts one into the other); the names in Break are the envelope's
+// Bounds is the generators' side of algorithm.Envelope (sim/envelope
+// converts one into the other, Edges.Bounds); the names in Break are the envelope's
 // assumption names.
 type Bounds struct {
 	// ClockErrorMax, when positive, keeps every clock within half of it of

@@ -123,7 +123,7 @@ func init() {
 //     TTLs of 5 s), leaving the rest to the acquire that follows. It
 //     narrows only the seeds that search liveness (offsets of at most
 //     2.5 s there, and drift that stays within them): the seeds that
-//     search safety still draw clocks minutes apart (explore.BoundsAt),
+//     search safety still draw clocks minutes apart (Target.BoundsAt),
 //     and tokens are what keeps the resource safe there;
 //   - a topology change restarts the fence counters on the new nodes,
 //     and until they overtake, every acquire fails (seed 1615): a fixed

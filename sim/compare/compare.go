@@ -4,7 +4,8 @@
 // counterexample of each failing cell, in this process or in worker
 // processes that every cell shares.
 //
-// It imports sweep, exhaust, minimize, isolate, seedrun and schedule.
+// It imports sweep, exhaust, minimize, isolate, seedrun, sim/envelope
+// and reports.
 package compare
 
 import (
@@ -27,7 +28,6 @@ import (
 	"github.com/locksim/locksim/sim/exhaust"
 	"github.com/locksim/locksim/sim/isolate"
 	"github.com/locksim/locksim/sim/minimize"
-	"github.com/locksim/locksim/sim/schedule"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/sim/sweep"
 )
@@ -150,7 +150,7 @@ func (o CompareOptions) isolation(sink *isolate.MetricsSink) *isolate.Isolation 
 
 // compareBounded is v's systematic exploration of the small world.
 func compareBounded(v algorithm.Variant, opts CompareOptions) (*reports.Bounded, error) {
-	t := seedrun.Target{Variant: v, Config: schedule.SmallWorld(3, 2, 1)}
+	t := seedrun.Target{Variant: v, Config: exhaust.SmallWorld(3, 2, 1)}
 	res, err := exhaust.Exhaust(t, exhaust.ExhaustOptions{MaxFaults: opts.Exhaust, Parallel: opts.Parallel, KeepGoing: true, Isolate: opts.Isolate})
 	if err != nil {
 		return nil, fmt.Errorf("compare %s, exhaust: %w", v.Name, err)

@@ -17,6 +17,6 @@
 // and its breach.
 //
 // The package imports algorithm, faults, model, sim and rapid (for
-// WorldGen). It never imports explore, which sits above it and builds
-// Edges from its Target.
+// WorldGen). It never imports seedrun or anything above it: seedrun's
+// Target builds Edges (Target.Edges).
 package envelope

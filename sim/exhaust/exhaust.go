@@ -580,7 +580,7 @@ func (e *HangError) Error() string {
 
 // hangOutcome is schedule s's finding when its run hung.
 func hangOutcome(t seedrun.Target, s schedule.Schedule, o ExhaustOptions) seedrun.Outcome {
-	out := seedrun.FailureOutcome(t, schedule.Seed, t.Plan, seedrun.Options{Check: o.Check, Strict: o.Strict}, model.Hang,
+	out := seedrun.FailureOutcome(t, schedule.ExploreSeed, t.Plan, seedrun.Options{Check: o.Check, Strict: o.Strict}, model.Hang,
 		fmt.Sprintf("the run did not finish in %s of wall-clock time: a loop that never calls its Env?", o.HangAfter))
 	out.Schedule = &s
 	return out

@@ -19,7 +19,6 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/exhaust"
 	"github.com/locksim/locksim/sim/repro"
-	"github.com/locksim/locksim/sim/schedule"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/variants"
 )
@@ -35,7 +34,7 @@ func TestExhaustBoundsTheCorrectedVariants(t *testing.T) {
 	}
 	for _, name := range []string{"corrected", "fenced"} {
 		t.Run(name, func(t *testing.T) {
-			res, err := exhaust.Exhaust(seedrun.Target{Variant: variant(name), Config: schedule.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: k})
+			res, err := exhaust.Exhaust(seedrun.Target{Variant: variant(name), Config: exhaust.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: k})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +52,7 @@ func TestExhaustBoundsTheCorrectedVariants(t *testing.T) {
 // An exploration is a pure function of its target and bound: every level's
 // counts and the counterexample do not depend on the number of workers.
 func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
-	tg := seedrun.Target{Variant: variant("fix-validity"), Config: schedule.SmallWorld(3, 2, 1)}
+	tg := seedrun.Target{Variant: variant("fix-validity"), Config: exhaust.SmallWorld(3, 2, 1)}
 	var want exhaust.ExhaustResult
 	for i, p := range []int{1, 2, 3} {
 		res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2, Parallel: p})
@@ -78,7 +77,7 @@ func TestExhaustDoesNotDependOnParallelism(t *testing.T) {
 // the bound, counting what fails at each; the counterexample is still the
 // first level's.
 func TestExhaustKeepGoingCountsEveryLevel(t *testing.T) {
-	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(1, 2, 1)}
+	tg := seedrun.Target{Variant: variant("original"), Config: exhaust.SmallWorld(1, 2, 1)}
 	first, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 2})
 	if err != nil || first.Counterexample == nil || len(first.Levels) != 2 {
 		t.Fatalf("without KeepGoing: %+v, %v; want a counterexample at one fault", first.Levels, err)
@@ -99,7 +98,7 @@ func TestExhaustKeepGoingCountsEveryLevel(t *testing.T) {
 // it runs to the same trace hash and verdict, and a schedule that does not
 // fit the run is an error, not another run.
 func TestExhaustCounterexampleReplays(t *testing.T) {
-	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(3, 2, 1)}
+	tg := seedrun.Target{Variant: variant("original"), Config: exhaust.SmallWorld(3, 2, 1)}
 	res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1})
 	if err != nil || res.Counterexample == nil {
 		t.Fatalf("%v, %v", res, err)
@@ -146,7 +145,7 @@ func TestExhaustGoldenCounts(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, v := range variants.All() {
-		res, err := exhaust.Exhaust(seedrun.Target{Variant: v, Config: schedule.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: 1})
+		res, err := exhaust.Exhaust(seedrun.Target{Variant: v, Config: exhaust.SmallWorld(3, 2, 1)}, exhaust.ExhaustOptions{MaxFaults: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +196,7 @@ func TestExhaustBeyondClockJumps(t *testing.T) {
 	if !*long {
 		t.Skip("two faults: 56,000 schedules (-long)")
 	}
-	tg := seedrun.Target{Variant: variant("corrected"), Config: schedule.SmallWorld(3, 2, 1), Classes: []faults.Class{faults.ClassAll},
+	tg := seedrun.Target{Variant: variant("corrected"), Config: exhaust.SmallWorld(3, 2, 1), Classes: []faults.Class{faults.ClassAll},
 		Beyond: []algorithm.Assumption{algorithm.ClockJumps}}
 	if inside := seedrun.MenuFor(seedrun.Target{Variant: tg.Variant, Config: tg.Config}); len(inside.ClockSteps) > 0 {
 		t.Fatalf("inside corrected's envelope the menu steps clocks: %v", inside.ClockSteps)
@@ -222,7 +221,7 @@ func TestExhaustBeyondClockJumps(t *testing.T) {
 // fewest faults (level 0 was run whole) and a level run in part. Closed
 // before the start, nothing runs, and the result says so.
 func TestExhaustStopsAndKeepsWhatItFound(t *testing.T) {
-	tg := seedrun.Target{Variant: variant("original"), Config: schedule.SmallWorld(3, 2, 1)}
+	tg := seedrun.Target{Variant: variant("original"), Config: exhaust.SmallWorld(3, 2, 1)}
 	whole, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +261,7 @@ func TestExhaustReportsASpinningVariant(t *testing.T) {
 	var release atomic.Bool
 	defer release.Store(true) // let the spinning run finish, off the test's books
 	spin := algorithm.Variant{Name: "spins", New: func() algorithm.Lock { return spinLock{&release} }}
-	tg := seedrun.Target{Variant: spin, Config: schedule.SmallWorld(3, 2, 1)}
+	tg := seedrun.Target{Variant: spin, Config: exhaust.SmallWorld(3, 2, 1)}
 	_, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1, HangAfter: 300 * time.Millisecond})
 	var hang *exhaust.HangError
 	if !errors.As(err, &hang) {

@@ -10,16 +10,17 @@
 // the package it needs:
 //
 //	sim/schedule   a run's choice points decided other than by its seed:
-//	               Schedule, Menu, SmallWorld, PCT
+//	               Schedule, Menu, PCT
 //	sim/seedrun    running one seed and judging it: Target, Options, Outcome,
 //	               RunSeed, RunPlan, Finding, Classify, ReplayCommand, the
 //	               input limits, Version
 //	sim/isolate    running seeds in worker processes: Isolation, Run,
 //	               RunIsolated, FindingError, TestWorkerCommand, IsWorker
 //	sim/sweep      many seeds on every core, journals and shards: Sweep,
-//	               SweepOptions, SweepResult, SweepReport, MergeShards
+//	               SweepOptions, SweepResult, SweepReport, MergeShards,
+//	               TuneGC
 //	sim/exhaust    every schedule with at most k faults: Exhaust,
-//	               ExhaustOptions, ExhaustResult, HangError
+//	               ExhaustOptions, ExhaustResult, HangError, SmallWorld
 //	sim/minimize   shrinking a failing run: Minimize, MinimizeWith
 //	sim/repro      repro files and a run's pages: Repro, ReadRepro,
 //	               WriteRepro, Replay, WritePages

@@ -1,6 +1,9 @@
 package explore
 
-import "github.com/locksim/locksim/sim/exhaust"
+import (
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/exhaust"
+)
 
 // ExhaustOptions is exhaust.ExhaustOptions.
 type ExhaustOptions = exhaust.ExhaustOptions
@@ -21,3 +24,8 @@ const (
 
 // Exhaust is exhaust.Exhaust.
 func Exhaust(t Target, o ExhaustOptions) (ExhaustResult, error) { return exhaust.Exhaust(t, o) }
+
+// SmallWorld is exhaust.SmallWorld.
+func SmallWorld(nodes, clients, acquisitions int) sim.Config {
+	return exhaust.SmallWorld(nodes, clients, acquisitions)
+}

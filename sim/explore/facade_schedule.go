@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/schedule"
 )
 
@@ -21,8 +20,3 @@ type PCT = schedule.PCT
 const (
 	DefaultPCTSteps = schedule.DefaultPCTSteps
 )
-
-// SmallWorld is schedule.SmallWorld.
-func SmallWorld(nodes int, clients int, acquisitions int) sim.Config {
-	return schedule.SmallWorld(nodes, clients, acquisitions)
-}

@@ -40,7 +40,6 @@ const (
 	MaxShardBytes        = seedrun.MaxShardBytes
 	MaxParallel          = seedrun.MaxParallel
 	MaxLivenessBoundTTLs = seedrun.MaxLivenessBoundTTLs
-	SweepGCPercent       = seedrun.SweepGCPercent
 )
 
 // DefaultTarget is seedrun.DefaultTarget.
@@ -93,9 +92,6 @@ func LimitReader(r io.Reader, name string, what string, max int) io.Reader {
 
 // CheckLivenessBound is seedrun.CheckLivenessBound.
 func CheckLivenessBound(ttls int64, ns int64) error { return seedrun.CheckLivenessBound(ttls, ns) }
-
-// TuneGC is seedrun.TuneGC.
-func TuneGC() (restore func()) { return seedrun.TuneGC() }
 
 // WriteFileAtomic is seedrun.WriteFileAtomic.
 func WriteFileAtomic(path string, data []byte) error { return seedrun.WriteFileAtomic(path, data) }

@@ -81,3 +81,9 @@ func DecodeShards(name string, r io.Reader) ([]Shard, error) { return sweep.Deco
 func MergeShards(shards []Shard, partial bool) (MergedSweep, error) {
 	return sweep.MergeShards(shards, partial)
 }
+
+// SweepGCPercent is sweep.SweepGCPercent.
+const SweepGCPercent = sweep.SweepGCPercent
+
+// TuneGC is sweep.TuneGC.
+func TuneGC() (restore func()) { return sweep.TuneGC() }

@@ -7,7 +7,7 @@
 // an exploration's schedules) to workers and reads their results back in
 // order. Run and RunIsolated run one seed, here or in a worker.
 //
-// It imports seedrun and schedule; sweep, exhaust, minimize and compare
+// It imports seedrun, schedule and sim/envelope; sweep, exhaust, minimize and compare
 // use it when asked to isolate their runs.
 package isolate
 

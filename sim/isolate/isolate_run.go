@@ -303,7 +303,7 @@ func (r *Queue) finding(j Job, f *failure, attempts int) Result {
 		f = &failure{kind: f.kind, detail: fmt.Sprintf("%s, %d times running alone", f.detail, attempts)}
 	}
 	if j.Nodes != nil {
-		o := seedrun.FailureOutcome(j.t, schedule.Seed, j.Target.Plan, j.Run, f.kind, f.detail)
+		o := seedrun.FailureOutcome(j.t, schedule.ExploreSeed, j.Target.Plan, j.Run, f.kind, f.detail)
 		o.Schedule = &schedule.Schedule{Menu: *j.Menu, Deviations: j.Nodes[0].Dev}
 		return Result{Out: o, ByWorker: true,
 			Node: seedrun.NodeResult{Ran: true, Failed: true, Hash: uint64(len(f.kind)), Finding: &o}}
@@ -348,7 +348,7 @@ func RunIsolated(t seedrun.Target, seed uint64, plan *faults.Plan, opt seedrun.O
 	if err := iso.Validate(); err != nil {
 		return seedrun.Outcome{}, err
 	}
-	if ServeIfWorker(Fingerprint("run", t, opt), t, opt) {
+	if ServeIfWorker(Fingerprint("run", t, opt), t) {
 		return seedrun.Outcome{}, errors.New("isolation: this process is a worker for another call")
 	}
 	r := NewQueue(iso, t, opt)

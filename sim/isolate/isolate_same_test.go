@@ -10,7 +10,6 @@ import (
 	"github.com/locksim/locksim/sim/compare"
 	"github.com/locksim/locksim/sim/exhaust"
 	"github.com/locksim/locksim/sim/isolate"
-	"github.com/locksim/locksim/sim/schedule"
 	"github.com/locksim/locksim/sim/seedrun"
 )
 
@@ -62,7 +61,7 @@ func TestIsolatedExhaustMatchesInProcess(t *testing.T) {
 	}
 	for _, name := range []string{"original", "corrected"} {
 		t.Run(name, func(t *testing.T) {
-			tg := seedrun.Target{Variant: variant(name), Config: schedule.SmallWorld(3, 2, 1)}
+			tg := seedrun.Target{Variant: variant(name), Config: exhaust.SmallWorld(3, 2, 1)}
 			o := exhaust.ExhaustOptions{MaxFaults: 1, KeepGoing: true}
 			a, err := exhaust.Exhaust(tg, o)
 			if err != nil {

@@ -19,11 +19,11 @@ import (
 	"github.com/locksim/locksim/sim/seedrun"
 )
 
-// ServeIfWorker serves the isolated call named key, or any call of t's
-// variant (familyKey), when this process is a worker started for it, and
-// never returns then. It reports whether this process is a worker for
-// another call (which should then do nothing).
-func ServeIfWorker(key string, t seedrun.Target, _ seedrun.Options) (other bool) {
+// ServeIfWorker serves the isolated call named key (Fingerprint), or any
+// call of t's variant and runner, when this process is a worker started
+// for it, and never returns then. It reports whether this process is a
+// worker for another call (which should then do nothing).
+func ServeIfWorker(key string, t seedrun.Target) (other bool) {
 	return serveFamily(key, []algorithm.Variant{t.Variant}, t.Runner)
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/locksim/locksim/sim/exhaust"
 	"github.com/locksim/locksim/sim/isolate"
 	"github.com/locksim/locksim/sim/minimize"
-	"github.com/locksim/locksim/sim/schedule"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/sim/sweep"
 )
@@ -258,7 +257,7 @@ func containedCompare(t *testing.T, name string, kind model.ViolationKind) {
 }
 
 func containedExplore(t *testing.T, name string, kind model.ViolationKind) {
-	tg := seedrun.Target{Variant: brokenVariant(name, 1), Config: schedule.SmallWorld(3, 2, 1)}
+	tg := seedrun.Target{Variant: brokenVariant(name, 1), Config: exhaust.SmallWorld(3, 2, 1)}
 	tg.Config.MaxCallsNoSleep = 1000 // endless calls meet the cap before the run ends
 	res, err := exhaust.Exhaust(tg, exhaust.ExhaustOptions{MaxFaults: 1, Isolate: testIsolation(t)})
 	if err != nil {

@@ -117,7 +117,7 @@ func (m *minimizer) contain(iso isolate.Isolation) (*isolate.Queue, error) {
 	if err := iso.Validate(); err != nil {
 		return nil, err
 	}
-	if isolate.ServeIfWorker(isolate.Fingerprint("minimize", m.t, seedrun.DefaultOptions()), m.t, seedrun.DefaultOptions()) {
+	if isolate.ServeIfWorker(isolate.Fingerprint("minimize", m.t, seedrun.DefaultOptions()), m.t) {
 		return nil, errors.New("isolation: this process is a worker for another call")
 	}
 	m.iso = isolate.NewQueue(iso, m.t, seedrun.DefaultOptions())

@@ -3,7 +3,7 @@
 // or scheduler it ran under; and writes a run's pages, its timeline and
 // porcupine's view (pages.go).
 //
-// It imports seedrun and schedule.
+// It imports seedrun, schedule, sim/envelope and reports.
 package repro
 
 import (

@@ -62,6 +62,6 @@ func boolByte(b bool) byte {
 // scratch's memory (nil: new memory).
 func RunNode(t Target, s schedule.Schedule, from int, opt Options, scratch []uint8) (Outcome, []uint8, error) {
 	ch := schedule.NewChooser(s, t.Config.Under(*t.Plan), from, scratch, opt.Keep)
-	out, err := runSchedule(t.Variant, t.Config, schedule.Seed, *t.Plan, opt, ch)
+	out, err := runSchedule(t.Variant, t.Config, schedule.ExploreSeed, *t.Plan, opt, ch)
 	return out, ch.Alternatives(), err
 }

@@ -8,8 +8,9 @@
 // It also holds what every way of running many seeds shares: one schedule
 // of an exploration, run alike in this process and in a worker (RunNode),
 // an Outcome as JSON (OutcomeRecord), a seed's replay command and the
-// scenario flags (flags.go), the input limits (limits.go), the GC setting
-// of sweeps (gc.go), and the Version every repro file and sweep records.
+// scenario flags (flags.go), the input limits (limits.go), reading and
+// writing files within them (files.go), and the Version every repro file
+// and sweep records.
 //
 // It imports sim, model, faults, sim/envelope and sim/schedule. It takes
 // variants as values and knows none by name. Packages isolate, sweep,
@@ -60,7 +61,7 @@ type Target struct {
 	// says so (the plan must fit each).
 	Plan *faults.Plan
 	// PCT, when set, schedules each seed's message deliveries by client
-	// priorities (pct.go) instead of the seed's latency draws.
+	// priorities (schedule.PCT) instead of the seed's latency draws.
 	PCT *schedule.PCT
 	// Runner, when set, runs each seed instead of sim.Run: another way of
 	// running the variant (realredis runs unmodified Redis clients), which

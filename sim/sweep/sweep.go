@@ -5,7 +5,7 @@
 // (journal.go), and reports itself as data that the shards of one sweep
 // are merged from (SweepReport, MergeShards: shards.go).
 //
-// It imports seedrun and isolate.
+// It imports seedrun, isolate and sim/envelope.
 package sweep
 
 import (
@@ -216,7 +216,7 @@ func Sweep(t seedrun.Target, o SweepOptions) (SweepResult, error) {
 			return SweepResult{}, err
 		}
 		sw.key = isolate.Fingerprint("sweep", t, o.Run)
-		if isolate.ServeIfWorker(sw.key, t, o.Run) {
+		if isolate.ServeIfWorker(sw.key, t) {
 			return SweepResult{}, nil // a worker for another call runs none of this one
 		}
 	}

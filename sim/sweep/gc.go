@@ -1,4 +1,4 @@
-package seedrun
+package sweep
 
 import (
 	"os"
