@@ -2,16 +2,14 @@ package minimize_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/internal/enginetest"
 	"github.com/locksim/locksim/sim/minimize"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/sim/sweep"
-	"github.com/locksim/locksim/variants"
 )
 
 // Minimize keeps the violation and never grows the plan; a skew failure
@@ -40,12 +38,4 @@ func TestMinimizeShrinksToTheCause(t *testing.T) {
 	}
 }
 
-// shortTarget is a two-minute run of the registered variant called name.
-func shortTarget(name string, classes ...faults.Class) seedrun.Target {
-	c := sim.DefaultConfig()
-	c.Duration = 2 * time.Minute
-	return seedrun.Target{Variant: variant(name), Config: c, Classes: classes}
-}
-
-// variant is the registered variant called name; tests name only real ones.
-var variant = variants.MustLookup
+var shortTarget = enginetest.ShortTarget

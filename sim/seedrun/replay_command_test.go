@@ -3,10 +3,9 @@ package seedrun_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/locksim/locksim/faults"
-	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/internal/enginetest"
 	"github.com/locksim/locksim/sim/seedrun"
 )
 
@@ -21,9 +20,4 @@ func TestReplayCommandCarriesNonDefaultConfig(t *testing.T) {
 	}
 }
 
-// shortTarget is a two-minute run of the registered variant called name.
-func shortTarget(name string, classes ...faults.Class) seedrun.Target {
-	c := sim.DefaultConfig()
-	c.Duration = 2 * time.Minute
-	return seedrun.Target{Variant: variant(name), Config: c, Classes: classes}
-}
+var shortTarget = enginetest.ShortTarget

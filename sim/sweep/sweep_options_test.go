@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/internal/enginetest"
 	"github.com/locksim/locksim/sim/seedrun"
 	"github.com/locksim/locksim/sim/sweep"
 )
@@ -123,12 +123,7 @@ func TestSweepKeepsABoundedNumberOfFailures(t *testing.T) {
 	}
 }
 
-// shortTarget is a two-minute run of the registered variant called name.
-func shortTarget(name string, classes ...faults.Class) seedrun.Target {
-	c := sim.DefaultConfig()
-	c.Duration = 2 * time.Minute
-	return seedrun.Target{Variant: variant(name), Config: c, Classes: classes}
-}
+var shortTarget = enginetest.ShortTarget
 
 func utoa(u uint64) string { return strconv.FormatUint(u, 10) }
 
