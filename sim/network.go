@@ -74,7 +74,7 @@ func (w *world) latency(m *message) int64 {
 	if sp.latency > 0 {
 		d += int64(r.uint64n(sp.latency))
 	}
-	if sp.tail > 0 && r.uint64n(1_000_000) < 10_000 { // 1% of messages are slow
+	if sp.tail > 0 && chance(r, tailPPM) {
 		d += int64(r.uint64n(sp.tail))
 	}
 	if sp.extra > 0 {
@@ -87,7 +87,7 @@ func (w *world) latency(m *message) int64 {
 // to each, or the seed's streams when netSpans could not fit a range.
 func (w *world) chosenLatency(m *message) int64 {
 	d := w.netBetween(ChoiceLatency, m, int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
-	if w.cfg.LatencyTail > 0 && w.netChance(ChoiceTail, m, 10_000) { // 1% of messages are slow
+	if w.cfg.LatencyTail > 0 && w.netChance(ChoiceTail, m, tailPPM) {
 		d += w.netBetween(ChoiceTailDelay, m, 0, int64(w.cfg.LatencyTail))
 	}
 	if x := int64(w.plan.Network.ExtraLatencyMax); x > 0 {
@@ -106,22 +106,12 @@ type netSpans struct {
 	latency, tail, extra uint64
 }
 
-// spanOf is the size of between(lo, hi)'s range: 0 for no draw, false
-// when it overflows.
-func spanOf(lo, hi int64) (uint64, bool) {
-	if hi <= lo {
-		return 0, true
-	}
-	n := hi - lo + 1
-	return uint64(n), n > 0
-}
+// tailPPM is the share of messages in the latency tail: 1%.
+const tailPPM = 10_000
 
 func (w *world) netSpans() netSpans {
 	lat, ok1 := spanOf(int64(w.cfg.LatencyMin), int64(w.cfg.LatencyMax))
 	tail, ok2 := spanOf(0, int64(w.cfg.LatencyTail))
-	if w.cfg.LatencyTail <= 0 {
-		tail = 0
-	}
 	extra, ok3 := spanOf(0, int64(w.plan.Network.ExtraLatencyMax))
 	net := &w.plan.Network
 	quiet := w.choose == nil && net.LossPPM == 0 && net.ReplyLossPPM == 0 && net.DuplicatePPM == 0
