@@ -47,10 +47,12 @@ import (
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
+	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
 	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
+	"github.com/locksim/locksim/sim/seedrun"
 )
 
 var (
@@ -156,6 +158,7 @@ func checkTarget(t *testing.T, target explore.Target, s settings, iso *explore.I
 		if err != nil {
 			t.Fatal(err)
 		}
+		o = confirmed(target, o)
 		reportWith(t, target, o, fmt.Sprintf("seed %d", o.Seed), "", iso)
 	default:
 		replayKept(t, target, iso)
@@ -185,14 +188,11 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 		return
 	}
 	f := res.Failures[0]
-	if len(f.History.Clients) == 0 && !workerKind(f) {
+	if len(f.History.Clients) == 0 {
 		// A sweep keeps no history: the seed runs again here for the
-		// timeline (it ran to its end in its worker, so it ends here too).
-		opt := explore.DefaultOptions()
-		opt.Keep = true
-		if o, err := explore.RunPlan(target, f.Seed, f.Plan, opt); err == nil {
-			f = o
-		}
+		// timeline (it ran to its end in its worker, so it ends here too),
+		// and must be the same run, or it is a finding of its own.
+		f = confirmed(target, f)
 	}
 	reportWith(t, target, f, fmt.Sprintf("seed %d, the first failing seed of a sweep of %d", f.Seed, n), "", iso)
 }
@@ -238,7 +238,34 @@ func replayFile(t *testing.T, target explore.Target, path string, iso *explore.I
 	same := fmt.Sprintf("%016x", o.Hash) == r.TraceHash
 	t.Logf("locksim: replayed %s: trace hash %016x, recorded %s (%s)", path, o.Hash, r.TraceHash,
 		map[bool]string{true: "the same run", false: "another run"}[same])
+	if !same && r.Schedule == nil {
+		// Another run than the one recorded: a change of the code, or a
+		// lock that runs another way each time. A second run here tells.
+		o = confirmed(rt, o)
+	}
 	return o, rt, nil
+}
+
+// confirmed is o (a run found elsewhere, or here) run again in this
+// process with its history: the same run, or, when it ran another way, a
+// nondeterminism finding (seedrun.Confirm). A run that took or may take its
+// process down is not run here, nor one that followed a schedule.
+func confirmed(target explore.Target, o explore.Outcome) explore.Outcome {
+	if workerKind(o) || o.Schedule != nil || nondeterministic(o) {
+		return o
+	}
+	opt := explore.DefaultOptions()
+	opt.Keep = true
+	c, err := seedrun.Confirm(target, o, opt)
+	if err != nil {
+		return o
+	}
+	return c
+}
+
+// nondeterministic: o's first finding is that its seed did not replay.
+func nondeterministic(o explore.Outcome) bool {
+	return len(o.Findings) > 0 && o.Findings[0].Kind == model.Nondeterminism
 }
 
 // report fails t if o is a bug of the target's variant, with everything
@@ -257,14 +284,14 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 		return
 	}
 	seed, minimized := o.Seed, false
-	if kept == "" && *minimizeFlag && !workerKind(o) && o.Schedule == nil {
+	if kept == "" && *minimizeFlag && !workerKind(o) && !nondeterministic(o) && o.Schedule == nil {
 		if mt, mo, how, ok := minimizeFound(target, o, iso); ok {
 			target, o, minimized, which = mt, mo, true, which+how
 		}
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "locksim: %s has a bug (%s)\n", target.Variant.Name, which)
-	fmt.Fprintf(&b, "world: %s\n", envelope.DescribeWorld(o.Config, envelope.EveryWorldField))
+	fmt.Fprintf(&b, "world: %s\n", envelope.DescribeWorld(o.Config.Under(o.RanPlan()), envelope.EveryWorldField))
 	if fs := o.Plan.Faults(); len(fs) > 0 {
 		fmt.Fprintf(&b, "plan:  %s (size %d)\n", strings.Join(fs, ", "), o.Plan.Size())
 	} else {
@@ -313,7 +340,7 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 		}
 		fmt.Fprintf(&b, "replay:   %s -locksim.seed=%d   (%s)\n", run, seed, what)
 	}
-	if !minimized && kept == "" && o.Schedule == nil && !workerKind(o) {
+	if !minimized && kept == "" && o.Schedule == nil && !workerKind(o) && !nondeterministic(o) {
 		fmt.Fprintf(&b, "minimise: %s -locksim.seed=%d -locksim.minimize\n", run, seed)
 	}
 	t.Fatal(strings.TrimRight(b.String(), "\n"))

@@ -258,6 +258,12 @@ const (
 	Hang ViolationKind = "hang"
 	// Memory: the worker exceeded its memory budget.
 	Memory ViolationKind = "memory"
+	// Nondeterminism: the same seed, world and plan ran another way when
+	// run again: the lock drew on something the simulator does not control
+	// (math/rand/v2's global functions, crypto/rand, time read outside the
+	// run, state a package kept from an earlier run). Its failure cannot
+	// be replayed, so it is a finding of its own, never a pass.
+	Nondeterminism ViolationKind = "nondeterminism"
 )
 
 // IsSafety reports whether the kind is a safety violation.

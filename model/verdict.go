@@ -114,7 +114,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock, Misuse, Crash, Hang, Memory}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	mathrand "math/rand"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +74,32 @@ type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
+// seedGlobalRand makes the global math/rand source repeatable for a run:
+// libraries draw from its top-level functions (older redsync releases for
+// their retry delay, client-go's jitter), which since Go 1.24 cannot be
+// seeded unless GODEBUG has randseednop=0. A run seeds it from its own
+// seed, so that a seed replays in a worker process, which runs one seed at
+// a time. Runs that share a process at once (InProcess sweeps) share the
+// source too: a lock drawing from it then does not replay, and
+// seedrun.Confirm reports that as a nondeterminism finding, not a pass.
+// math/rand/v2's top-level functions cannot be seeded at all.
+func seedGlobalRand(seed uint64) {
+	godebugOnce.Do(func() {
+		v := os.Getenv("GODEBUG")
+		if strings.Contains(v, "randseednop=") {
+			return // the user's own setting stands
+		}
+		if v != "" {
+			v += ","
+		}
+		os.Setenv("GODEBUG", v+"randseednop=0")
+	})
+	//lint:ignore SA1019 the deprecated Seed is the only way to seed the source the library draws from
+	mathrand.Seed(int64(seed ^ 0x676c6f62616c))
+}
+
+var godebugOnce sync.Once
+
 // Run runs sc; it must be called inside a synctest bubble (RunTest).
 func Run(sc Scenario) (Result, error) {
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
@@ -90,6 +118,7 @@ func Run(sc Scenario) (Result, error) {
 	if cfg.Nodes > 64 || cfg.Hosts > 64 {
 		return Result{}, errors.New("realredis: at most 64 nodes and 64 hosts")
 	}
+	seedGlobalRand(sc.Seed)
 	w := newWorld(sc, cfg)
 	defer w.cancel()
 	w.scheduleFaults()

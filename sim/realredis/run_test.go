@@ -299,3 +299,39 @@ func TestTracingDoesNotChangeTheHash(t *testing.T) {
 		t.Fatalf("untraced %016x, traced %016x (%d trace lines)", plain.TraceHash, traced.TraceHash, len(traced.Trace))
 	}
 }
+
+// twice checks the lock twice at once before each attempt: two identical
+// GETs of one client to one node at one instant, on two connections.
+type twice struct{ naive }
+
+func (l *twice) Lock(ctx context.Context) (time.Time, error) {
+	done := make(chan struct{}, 2)
+	for range 2 {
+		go func() { l.c.Nodes[0].Get(ctx, "lock"); done <- struct{}{} }()
+	}
+	<-done
+	<-done
+	return l.naive.Lock(ctx)
+}
+
+// Two identical requests at one instant are ordered by their connections,
+// not refused: the run has a verdict, and replays to the same hash.
+func TestIdenticalRequestsAtOneInstantAreOrdered(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Nodes, cfg.Replication, cfg.Duration = 1, 1, 20*time.Second
+	lock := Lock{Name: "twice", New: func(c *Client) Locker { return &twice{naive{c: c}} }}
+	sc := Scenario{Config: cfg, Lock: lock, Seed: 3, Trace: true}
+	res := run(t, sc)
+	ties := 0
+	for _, e := range res.Trace {
+		if strings.HasPrefix(e.What, "tie: ") {
+			ties++
+		}
+	}
+	if ties == 0 {
+		t.Fatal("the lock's two GETs at one instant were never a tie: the test does not test it")
+	}
+	if _, err := CheckDeterminism(t, sc); err != nil {
+		t.Fatalf("%d ties ordered by connection, and the run does not replay: %v", ties, err)
+	}
+}
