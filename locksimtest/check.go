@@ -350,18 +350,31 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 // processes unless iso is nil), and returns the minimal run with its
 // history, in its target, and how much it shrank; false if it did not.
 func minimizeFound(target explore.Target, o explore.Outcome, iso *explore.Isolation) (explore.Target, explore.Outcome, string, bool) {
-	mo := explore.MinimizeOptions{MaxRuns: minimizeRuns, Isolate: iso}
-	m, err := explore.MinimizeWith(target, o.Seed, o.Plan, o.Findings[0].Kind, mo)
+	// A lock on real clients keeps its world (its deployment): only the
+	// plan and the run's length shrink.
+	kind := o.Findings[0].Kind
+	mo := explore.MinimizeOptions{MaxRuns: minimizeRuns, Isolate: iso, KeepWorld: target.Runner != nil}
+	m, err := explore.MinimizeWith(target, o.Seed, o.Plan, kind, mo)
 	if err != nil {
 		return target, o, "", false
 	}
 	opt := explore.DefaultOptions()
 	opt.Keep = true
 	again, err := explore.RunPlan(m.Target, o.Seed, m.Outcome.Plan, opt)
-	if err != nil || !again.Failed() {
-		return target, o, "", false
+	if err != nil || !again.Failed() || !bugOf(again, kind) {
+		return target, o, "", false // the minimal run must show the same finding, a bug
 	}
 	return m.Target, again, fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs), true
+}
+
+// bugOf reports whether o has a bug of kind.
+func bugOf(o explore.Outcome, kind model.ViolationKind) bool {
+	for _, f := range o.Findings {
+		if f.Kind == kind && f.Bug() {
+			return true
+		}
+	}
+	return false
 }
 
 // writePage writes o's timeline page to path, and porcupine's beside it.

@@ -63,6 +63,11 @@ type MinimizeOptions struct {
 	// *FindingError: there is nothing to shrink. Keep's candidates run
 	// again here, for their history, once they showed kind in a worker.
 	Isolate *isolate.Isolation
+	// KeepWorld shrinks only the plan and the run's length, never the
+	// world (nodes, hosts, threads, TTL, holds, latency): for a lock whose
+	// world is its deployment (locksimtest.CheckRedis: three masters and
+	// an 8 s TTL), a smaller or the post's world is another lock's.
+	KeepWorld bool
 }
 
 // MinimizeWith is Minimize with options.
@@ -71,7 +76,7 @@ func MinimizeWith(t seedrun.Target, seed uint64, plan faults.Plan, kind model.Vi
 		o.MaxRuns = 2000
 	}
 	t = t.At(seed) // the seed's world, which candidates then change
-	m := &minimizer{t: t, seed: seed, kind: kind, keep: o.Keep, maxRuns: o.MaxRuns}
+	m := &minimizer{t: t, seed: seed, kind: kind, keep: o.Keep, maxRuns: o.MaxRuns, keepWorld: o.KeepWorld}
 	if o.Isolate != nil {
 		iso, err := m.contain(*o.Isolate)
 		if err != nil || iso == nil {
@@ -105,10 +110,12 @@ type minimizer struct {
 	keepBug bool // the violation is a bug of the variant: candidates must keep it one
 	keep    func(seedrun.Outcome) bool
 	maxRuns int
-	runs    int
-	best    seedrun.Target
-	bestOut seedrun.Outcome
-	iso     *isolate.Queue // nil: candidates run in this process
+	// keepWorld: candidates change the plan and the run's length only
+	keepWorld bool
+	runs      int
+	best      seedrun.Target
+	bestOut   seedrun.Outcome
+	iso       *isolate.Queue // nil: candidates run in this process
 }
 
 // contain runs the candidates in workers; nil: this process is a worker
@@ -200,8 +207,10 @@ func (m *minimizer) shrink() {
 		progress = m.dropEvents() || progress
 		progress = m.dropSteady() || progress
 		progress = m.weakenEvents() || progress
-		progress = m.fewerProcesses() || progress
-		progress = m.postWorld() || progress
+		if !m.keepWorld {
+			progress = m.fewerProcesses() || progress
+			progress = m.postWorld() || progress
+		}
 	}
 }
 

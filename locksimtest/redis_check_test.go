@@ -2,18 +2,23 @@ package locksimtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	mathrand "math/rand"
 	randv2 "math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/realredis"
 )
 
 // careless is a one-node go-redis lock that is right (SET NX PX, release
@@ -57,6 +62,8 @@ var processStart = time.Now()
 
 // coins are the ways careless can toss, by the environment's name.
 var coins = map[string]func(c *RedisClient) func() bool{
+	// always: the naive lock, whose release is a plain DEL
+	"always": func(*RedisClient) func() bool { return func() bool { return true } },
 	// the global math/rand: locksim seeds it per run, so it replays
 	"math-rand": func(*RedisClient) func() bool { return func() bool { return mathrand.Intn(3) == 0 } },
 	// math/rand/v2's global functions, which nothing can seed
@@ -117,5 +124,50 @@ func TestAFailureThatDoesNotReplayIsAFinding(t *testing.T) {
 	again, err := run("math-rand", "-locksim.seed="+seed[1])
 	if err == nil || !strings.Contains(again, "locksim: careless has a bug (seed "+seed[1]+")") || strings.Contains(again, "nondeterminism at") {
 		t.Fatalf("math/rand: the seed line did not fail again the same way (err %v):\n%s", err, again)
+	}
+}
+
+// A minimised CheckRedis failure keeps the lock's world (its nodes, hosts,
+// threads and TTL: its deployment) and shrinks only the plan and the run's
+// length; its kept repro replays to the same run, with the same finding.
+func TestAMinimisedRedisReproKeepsItsWorld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary twice")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestCarelessLock$", "-test.v"}, args...)...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), coinEnv+"=always")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("the naive lock passed:\n%s", out)
+		}
+		return string(out)
+	}
+	first := run()
+	kind := regexp.MustCompile(`(?m)^\s+(mutual-exclusion|lost-update) at `).FindStringSubmatch(first)
+	file := regexp.MustCompile(`-locksim\.replay=(\S+-min\.json)`).FindStringSubmatch(first)
+	if kind == nil || file == nil {
+		t.Fatalf("no minimised safety failure:\n%s", first)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, file[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Config sim.Config `json:"config"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	want, got := realredis.DefaultConfig(), r.Config
+	if got.Nodes != want.Nodes || got.Hosts != want.Hosts || got.ThreadsPerHost != want.ThreadsPerHost || got.TTL != want.TTL ||
+		got.HoldMin != want.HoldMin || got.HoldMax != want.HoldMax || got.LatencyMax != want.LatencyMax || got.Duration > want.Duration {
+		t.Fatalf("the minimised repro left the lock's world: %+v, not %+v", got, want)
+	}
+	again := run("-locksim.replay=" + file[1])
+	if !strings.Contains(again, "(the same run)") || !strings.Contains(again, "has a bug (replay of "+file[1]) ||
+		!regexp.MustCompile(`(?m)^\s+`+kind[1]+` at .*\[bug\]`).MatchString(again) {
+		t.Fatalf("the minimised repro does not replay to the same run with the same %s bug:\n%s", kind[1], again)
 	}
 }
