@@ -24,6 +24,7 @@ const (
 	featZone                        // hosts in local time zones
 	featNoQuarantine                // deployment.no_quarantine: the first lapse
 	featNoFencing                   // deployment.no_fencing
+	featMisuse                      // use: the application's misuse (real code only)
 	numFeatures
 
 	// numWorldFeatures counts the faults of the world, which swarm testing
@@ -57,6 +58,9 @@ var features = [numFeatures]struct {
 	// each sits in the class whose faults it makes matter.
 	featNoQuarantine: {"no-quarantine", ClassAmnesia},
 	featNoFencing:    {"no-fencing", ClassPause},
+	// The application's misuse is drawn for real code only, apart from
+	// the swarm (DrawUse): holders that stall are the pause class's.
+	featMisuse: {"misuse", ClassPause},
 }
 
 func (f feature) String() string { return features[f].name }
@@ -95,6 +99,7 @@ func (p Plan) uses() []use {
 	}
 	add(p.Deployment.NoQuarantine, featNoQuarantine, "deployment.no_quarantine")
 	add(p.Deployment.NoFencing, featNoFencing, "deployment.no_fencing")
+	add(p.Use != Use{}, featMisuse, "use")
 	return out
 }
 
@@ -147,7 +152,7 @@ func (p Plan) Size() int {
 	for _, on := range []bool{p.Network.LossPPM != 0, p.Network.DuplicatePPM != 0,
 		p.Network.ReplyLossPPM != 0, p.Network.ExtraLatencyMax != 0,
 		p.Points.PausePPM != 0 || p.Points.PauseFor != 0, p.ThreadsPerHost != 0,
-		p.Deployment.NoQuarantine, p.Deployment.NoFencing} {
+		p.Deployment.NoQuarantine, p.Deployment.NoFencing, p.Use != Use{}} {
 		if on {
 			n++
 		}

@@ -7,6 +7,7 @@
 package faults
 
 import (
+	"math/rand/v2"
 	"time"
 )
 
@@ -37,6 +38,59 @@ type Plan struct {
 	// Deployment lapses: what the deployment fails to provide a variant
 	// that needs it. Only plans that break an envelope on purpose set them.
 	Deployment Deployment `json:"deployment,omitzero"`
+	// Use is how the application misuses the lock, as applications do.
+	// Only the real-code workload (sim/realredis) reads it: the kernel's
+	// workload, written against algorithm.Env, does not.
+	Use Use `json:"use,omitzero"`
+}
+
+// Use is how the application misuses its lock, drawn per seed for a lock
+// run unmodified (seedrun.Target.PlanFor, under class pause): the misuses
+// the bugs of real libraries live in. Each use is judged against the
+// truth: acting on what the library reported is safe only if the nodes
+// really granted it.
+type Use struct {
+	// LatePPM is the chance, per hold, that its holder stalls past its
+	// validity (a pause of its own making: a GC pause, a slow step) until
+	// up to LateBy after the validity ended, and then carries on as
+	// careless code does: it extends (when the lock can), and if the
+	// library reports success, reads the resource again and goes on using
+	// it for the validity Extend reported; otherwise it unlocks.
+	LatePPM PPM           `json:"late_ppm,omitempty"`
+	LateBy  time.Duration `json:"late_by,omitempty"`
+	// ShortDeadlinePPM is the chance, per acquire, that Lock is called with
+	// a context whose deadline is at most Deadline away: shorter than one
+	// retry, as a request handler's budget is.
+	ShortDeadlinePPM PPM           `json:"short_deadline_ppm,omitempty"`
+	Deadline         time.Duration `json:"deadline,omitempty"`
+}
+
+// DrawUse is the misuse a seed draws for a lock of TTL ttl: holders that
+// stall past their validity by up to two TTLs in some seeds, short
+// deadlines in others, both in some, neither in a quarter. It draws from a
+// stream of its own, so the rest of the seed's plan is the same with it as
+// without it.
+func DrawUse(seed uint64, ttl time.Duration) Use {
+	r := rand.New(rand.NewPCG(seed, 0x757365))
+	var u Use
+	switch r.IntN(4) {
+	case 0:
+		return u
+	case 1:
+		u.LatePPM = PPM(50_000 + r.IntN(250_000))
+	case 2:
+		u.ShortDeadlinePPM = PPM(50_000 + r.IntN(250_000))
+	default:
+		u.LatePPM = PPM(20_000 + r.IntN(100_000))
+		u.ShortDeadlinePPM = PPM(20_000 + r.IntN(100_000))
+	}
+	if u.LatePPM > 0 {
+		u.LateBy = time.Millisecond + time.Duration(r.Int64N(int64(2*ttl)))
+	}
+	if u.ShortDeadlinePPM > 0 {
+		u.Deadline = time.Millisecond + time.Duration(r.Int64N(int64(300*time.Millisecond)))
+	}
+	return u
 }
 
 // Deployment lists what the simulated deployment may fail to provide. A

@@ -37,6 +37,9 @@ func (p Plan) Validate(s Shape) error {
 	if err := p.validateClocks(s); err != nil {
 		return err
 	}
+	if err := p.validateUse(); err != nil {
+		return err
+	}
 	if err := p.validatePoints(); err != nil {
 		return err
 	}
@@ -115,6 +118,27 @@ func (p Plan) validateClocks(s Shape) error {
 		if c.DriftPPM <= -maxDriftPPM || c.DriftPPM > maxDriftPPM {
 			return bad(field+".drift_ppm", "%d must be in (-%d, %d]: at -%[2]d the clock stops",
 				c.DriftPPM, maxDriftPPM, maxDriftPPM)
+		}
+	}
+	return nil
+}
+
+func (p Plan) validateUse() error {
+	u := p.Use
+	for _, c := range []struct {
+		field string
+		ppm   PPM
+		d     time.Duration
+		dname string
+	}{{"use.late_ppm", u.LatePPM, u.LateBy, "use.late_by"}, {"use.short_deadline_ppm", u.ShortDeadlinePPM, u.Deadline, "use.deadline"}} {
+		if err := checkPPM(c.field, c.ppm); err != nil {
+			return err
+		}
+		if err := notNegative(c.dname, c.d); err != nil {
+			return err
+		}
+		if c.ppm > 0 && c.d == 0 {
+			return bad(c.dname, "must be positive when %s is set", c.field)
 		}
 	}
 	return nil

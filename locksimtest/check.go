@@ -62,7 +62,25 @@ var (
 	seedsFlag    = flag.Int("locksim.seeds", 0, "seeds each Check sweeps (0: its Seeds option)")
 	traceFlag    = flag.Bool("locksim.trace", false, "a failure's report shows the whole timeline, not only the part around the violation")
 	htmlFlag     = flag.String("locksim.html", "", "a failure's report also writes the run's timeline page to this file, and porcupine's beside it (as locksim replay -html)")
+	faultsFlag   = flag.String("locksim.faults", "", "fault classes each Check sweeps, comma-separated as locksim sweep -faults takes them (empty: its Faults option)")
 )
+
+// classesOf is the fault classes a check sweeps: -locksim.faults, or its
+// Faults option.
+func classesOf(s settings) ([]faults.Class, error) {
+	if *faultsFlag != "" {
+		cs, err := faults.ParseClasses(*faultsFlag)
+		if err != nil {
+			return nil, fmt.Errorf("-locksim.faults: %v", err)
+		}
+		return cs, nil
+	}
+	cs, err := faults.ParseClasses(s.classes)
+	if err != nil {
+		return nil, fmt.Errorf("locksimtest.Faults: %v", err)
+	}
+	return cs, nil
+}
 
 // DefaultSeeds is how many seeds Check sweeps without Seeds: the CLI's
 // default sweep, twice, a few seconds on two cores for a lock like the
@@ -127,9 +145,9 @@ func Check(t *testing.T, v algorithm.Variant, opts ...Option) {
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
-	classes, err := faults.ParseClasses(s.classes)
+	classes, err := classesOf(s)
 	if err != nil {
-		t.Fatalf("locksimtest.Faults: %v", err)
+		t.Fatal(err)
 	}
 	target := explore.DefaultTarget(v, classes...)
 	if s.config != nil {
@@ -316,6 +334,9 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 		}
 	}
 	run := "go test -run '" + explore.TestRunPattern(t.Name()) + "'"
+	if *faultsFlag != "" {
+		run += " -locksim.faults=" + *faultsFlag
+	}
 	if dir, werr := os.Getwd(); werr == nil {
 		run = "cd " + dir + " && " + run
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locksim/locksim/algorithm"
-	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/sim/realredis"
 )
@@ -37,8 +36,10 @@ const DefaultRedisSeeds = 300
 // by default).
 func Name(name string) Option { return func(s *settings) { s.name = name } }
 
-// Envelope is what the lock promises and assumes of the world (CheckRedis;
-// by default it promises everything and assumes nothing).
+// Envelope is what the lock promises and assumes of the world (CheckRedis:
+// by default RedlockEnvelope over three nodes or more, OneNodeEnvelope
+// over fewer; Envelope(algorithm.Envelope{}) promises everything and
+// assumes nothing).
 func Envelope(e algorithm.Envelope) Option { return func(s *settings) { s.envelope = &e } }
 
 // RedisOptions adjusts the go-redis options of every client locksim makes
@@ -90,9 +91,9 @@ func CheckLock(t *testing.T, lock realredis.Lock, opts ...Option) {
 	if realredis.InBubble() {
 		t.Fatal("locksimtest: called inside a synctest bubble; it makes a bubble per seed and bubbles do not nest: call it from the test itself")
 	}
-	classes, err := faults.ParseClasses(s.classes)
+	classes, err := classesOf(s)
 	if err != nil {
-		t.Fatalf("locksimtest.Faults: %v", err)
+		t.Fatal(err)
 	}
 	lock.Name = s.name
 	if s.redisOptions != nil {
@@ -105,11 +106,17 @@ func CheckLock(t *testing.T, lock realredis.Lock, opts ...Option) {
 	if lock.NewEtcd != nil {
 		cfg = realredis.EtcdDefaultConfig()
 	}
+	if s.config != nil {
+		cfg = *s.config
+	}
+	if s.envelope == nil && lock.Envelope == (algorithm.Envelope{}) && lock.NewEtcd == nil {
+		// A lock that states no envelope gets the one its world calls for,
+		// so that seeds draw inside it and a breach is an expected cost,
+		// not a bug (Envelope(algorithm.Envelope{}) assumes nothing).
+		lock.Envelope = defaultEnvelope(cfg)
+	}
 	target := explore.Target{Variant: lock.Variant(), Config: cfg, Classes: classes,
 		Runner: realredis.Runner{T: t, Lock: lock}}
-	if s.config != nil {
-		target.Config = *s.config
-	}
 	if err := target.Validate(); err != nil {
 		t.Fatalf("locksimtest: %v", err)
 	}

@@ -278,10 +278,19 @@ func acquireText(e model.Event, calledAt map[int]int64) string {
 	if e.Granted {
 		outcome = "granted"
 	}
-	if len(details) == 0 {
-		return "acquire → " + outcome
+	// A holder that stalled past its validity and then extended, trusting
+	// the answer (the real-code workload's misuse), regains or not by it.
+	verb := "acquire"
+	if e.Reason == "extend" || strings.HasPrefix(e.Reason, "extend failed: ") {
+		verb = "extend after its validity ended"
+		if !e.Granted {
+			details = append(details, strings.TrimPrefix(e.Reason, "extend failed: "))
+		}
 	}
-	return "acquire → " + outcome + " (" + strings.Join(details, ", ") + ")"
+	if len(details) == 0 {
+		return verb + " → " + outcome
+	}
+	return verb + " → " + outcome + " (" + strings.Join(details, ", ") + ")"
 }
 
 // formatLatency rounds a latency to what a reader compares: ms, or µs below 1ms.

@@ -183,7 +183,8 @@ func newWorld(sc Scenario, cfg sim.Config) *world {
 		for t := range cfg.ThreadsPerHost {
 			i := len(w.clients)
 			w.clients = append(w.clients, &client{w: w, idx: i, host: h, name: fmt.Sprintf("h%d/t%d", h, t),
-				rnd: rand.New(rand.NewPCG(sc.Seed, 0x636c69<<8|uint64(i)))})
+				rnd: rand.New(rand.NewPCG(sc.Seed, 0x636c69<<8|uint64(i))),
+				use: rand.New(rand.NewPCG(sc.Seed, 0x757365<<8|uint64(i)))})
 			w.hist.Clients = append(w.hist.Clients, model.Client{Name: w.clients[i].name, Host: fmt.Sprintf("h%d", h)})
 		}
 	}

@@ -27,6 +27,7 @@ type client struct {
 	host   int
 	name   string
 	rnd    *rand.Rand // the workload's draws: think, hold, fault points
+	use    *rand.Rand // the misuse's draws (faults.Use), only when the plan has one
 	events []model.Event
 
 	mu   sync.Mutex
@@ -229,15 +230,17 @@ func (c *client) run(ctx context.Context) {
 		c.resume(ctx)
 		c.setOp(model.AcquireCall)
 		c.rec(model.Event{Kind: model.AcquireCall})
-		until, err := l.Lock(ctx)
+		lctx, cancel := c.deadline(ctx)
+		until, err := l.Lock(lctx)
+		cancel()
 		c.setOp(0)
 		if ctx.Err() != nil {
 			c.stopped("run ended during acquire-call")
 			return
 		}
 		if err == nil {
-			h := c.grant(until, fencer)
-			c.critical(ctx, l, ext, h)
+			h := c.grant(until, fencer, "")
+			h = c.critical(ctx, l, ext, fencer, h)
 			c.release(ctx, l, h)
 			if grants++; grants == w.cfg.Acquisitions {
 				return
@@ -252,10 +255,10 @@ func (c *client) run(ctx context.Context) {
 // grant records the grant Lock just returned, valid until until (zero:
 // until released), with its fencing token in a fenced world, and makes it
 // the client's current hold.
-func (c *client) grant(until time.Time, fencer Fencer) *hold {
+func (c *client) grant(until time.Time, fencer Fencer, reason string) *hold {
 	w := c.w
 	h := &hold{grantEvent: -1, granted: w.now()}
-	ev := model.Event{Kind: model.AcquireReturn, Granted: true}
+	ev := model.Event{Kind: model.AcquireReturn, Granted: true, Reason: reason}
 	if w.fenced {
 		h.token = fencer.FencingToken()
 		ev.Token, ev.HasToken = h.token, true
@@ -315,16 +318,22 @@ func (c *client) finish() {
 
 // critical reads the counter, holds, and writes it back plus one, stopping
 // once the validity has passed. A lock that extends holds a quarter of its
-// grants past the TTL, extending when a third of the TTL is left.
-func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) {
+// grants past the TTL, extending when a third of the TTL is left. A holder
+// that misuses the lock (faults.Use) may stall past its validity instead,
+// and carry on with what the library then tells it: the hold it returns
+// is the one to release.
+func (c *client) critical(ctx context.Context, l Locker, ext Extender, fencer Fencer, h *hold) *hold {
 	w := c.w
 	c.point(ctx, faults.AfterGrant, h)
 	if c.expired(h) || ctx.Err() != nil {
-		return
+		return h
 	}
 	v, ok := c.access(ctx, h, model.ResourceRead, 0)
 	if !ok {
-		return
+		return h
+	}
+	if h.validUntil != 0 && c.chance(w.plan.Use.LatePPM) {
+		return c.late(ctx, ext, fencer, h)
 	}
 	d := c.between(w.cfg.HoldMin, w.cfg.HoldMax)
 	if ext != nil && c.rnd.IntN(4) == 0 {
@@ -340,21 +349,21 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 			margin := int64(w.cfg.TTL / 3)
 			if h.validUntil-w.now() <= margin {
 				if c.expired(h) {
-					return
+					return h
 				}
 				c.resume(ctx)
 				if c.expired(h) || ctx.Err() != nil {
-					return
+					return h
 				}
 				until, err := ext.Extend(ctx)
 				if c.expired(h) || ctx.Err() != nil {
-					return
+					return h
 				}
 				if err != nil {
 					// It cannot keep the lock: it stops using it.
 					h.ended = true
 					c.rec(model.Event{Kind: model.BeliefEnd, Reason: "extend failed: " + errText(err)})
-					return
+					return h
 				}
 				if !until.IsZero() {
 					h.validUntil = int64(until.Sub(w.epoch))
@@ -369,13 +378,82 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, h *hold) 
 		c.sleep(ctx, time.Duration(left))
 	}
 	if c.expired(h) || ctx.Err() != nil {
-		return
+		return h
 	}
 	c.point(ctx, faults.BetweenReadWrite, h)
 	if c.expired(h) || ctx.Err() != nil {
-		return
+		return h
 	}
 	c.access(ctx, h, model.ResourceWrite, v+1)
+	return h
+}
+
+// late is a holder that stalls past its validity (faults.Use.LatePPM): a
+// pause of its own making, to up to LateBy after the validity ended, after
+// which it carries on as careless code does. Half the time, with a lock
+// that extends, it calls Extend without looking at its own validity and
+// trusts the answer: a success (recorded as a grant, "extend") is a hold
+// it goes on using, reading the counter afresh and writing it within the
+// validity Extend reported; a failure leaves it to unlock. Otherwise it
+// unlocks the lock it no longer holds. The hold returned is the one to
+// release.
+func (c *client) late(ctx context.Context, ext Extender, fencer Fencer, h *hold) *hold {
+	w := c.w
+	u := w.plan.Use
+	stall := h.validUntil - w.now() + int64(time.Millisecond) + c.use.Int64N(int64(u.LateBy)+1)
+	w.hmu.Lock()
+	w.hist.Pauses = append(w.hist.Pauses, model.PointPause{Client: c.idx, Time: w.now(), For: stall, Point: "late (misuse)"})
+	w.hmu.Unlock()
+	c.sleep(ctx, time.Duration(stall))
+	if ctx.Err() != nil {
+		return h
+	}
+	c.expired(h)
+	if ext == nil || c.use.IntN(2) == 0 {
+		return h // it unlocks, late
+	}
+	c.resume(ctx)
+	c.rec(model.Event{Kind: model.AcquireCall, Reason: "extend"})
+	until, err := ext.Extend(ctx)
+	if ctx.Err() != nil {
+		c.stopped("run ended during a late extend")
+		return h
+	}
+	if err != nil || !until.IsZero() && !until.After(w.epoch.Add(time.Duration(w.now()))) {
+		why := "no validity left"
+		if err != nil {
+			why = errText(err)
+		}
+		c.rec(model.Event{Kind: model.AcquireReturn, Reason: "extend failed: " + why})
+		return h
+	}
+	h = c.grant(until, fencer, "extend")
+	if c.expired(h) {
+		return h
+	}
+	v, ok := c.access(ctx, h, model.ResourceRead, 0)
+	if !ok || c.expired(h) || ctx.Err() != nil {
+		return h
+	}
+	c.access(ctx, h, model.ResourceWrite, v+1)
+	return h
+}
+
+// chance draws from the misuse's stream: true with ppm in a million. A
+// plan without the misuse draws nothing, so its runs are what they were.
+func (c *client) chance(ppm faults.PPM) bool {
+	return ppm > 0 && c.use.Uint32N(1_000_000) < uint32(ppm)
+}
+
+// deadline is the context Lock is called with: ctx, or, with the plan's
+// chance of a short deadline (faults.Use.ShortDeadlinePPM), ctx with a
+// deadline at most Deadline away, as a request handler's budget is.
+func (c *client) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	u := c.w.plan.Use
+	if !c.chance(u.ShortDeadlinePPM) {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, time.Millisecond+time.Duration(c.use.Int64N(int64(u.Deadline))))
 }
 
 func (c *client) release(ctx context.Context, l Locker, h *hold) {

@@ -251,6 +251,12 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 	t = t.At(seed)
 	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), t.BoundsAt(seed))
 	if t.Runner != nil {
+		// Unmodified code is also used the way applications misuse it
+		// (holders that stall past their validity, short deadlines):
+		// stalls are the pause class's.
+		if faults.Allow(t.Classes...).Has(faults.ClassPause) {
+			p.Use = faults.DrawUse(seed, t.Config.TTL)
+		}
 		p = t.Runner.Fit(p)
 	}
 	return p

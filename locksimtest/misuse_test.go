@@ -1,0 +1,152 @@
+package locksimtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// leased is the thirty-line go-redis lock people write: SET NX PX on one
+// node, release by compare-and-delete, a validity that leaves Redlock's
+// drift margin, and an Extend that is either a compare-and-PEXPIRE (the
+// key must still be its own) or, the mistake, a plain PEXPIRE.
+type leased struct {
+	c           redis.UniversalClient
+	ttl         time.Duration
+	name        string
+	next        func() uint64
+	value       string
+	plainExtend bool
+}
+
+var compareAndPexpire = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`)
+
+func (l *leased) validity(start time.Time) time.Time {
+	return start.Add(l.ttl - l.ttl/100 - 2*time.Millisecond)
+}
+
+func (l *leased) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		start := time.Now()
+		l.value = fmt.Sprintf("%s-%016x", l.name, l.next())
+		ok, err := l.c.SetNX(ctx, "resource-lock", l.value, l.ttl).Result()
+		if err == nil && ok {
+			return l.validity(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (l *leased) Unlock(ctx context.Context) error {
+	return compareAndDelete.Run(ctx, l.c, []string{"resource-lock"}, l.value).Err()
+}
+
+func (l *leased) Extend(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	var ok bool
+	var err error
+	if l.plainExtend {
+		ok, err = l.c.PExpire(ctx, "resource-lock", l.ttl).Result()
+	} else {
+		var n int64
+		n, err = compareAndPexpire.Run(ctx, l.c, []string{"resource-lock"}, l.value, l.ttl.Milliseconds()).Int64()
+		ok = n == 1
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !ok {
+		return time.Time{}, errors.New("not extended: the key is not ours")
+	}
+	return l.validity(start), nil
+}
+
+func newLeased(plain bool) func(c *RedisClient) Locker {
+	return func(c *RedisClient) Locker {
+		return &leased{c: c.Nodes[0], ttl: c.TTL, name: c.Name, next: c.Rand.Uint64, plainExtend: plain}
+	}
+}
+
+const leasedEnv = "LOCKSIMTEST_LEASED"
+
+// TestLeasedLock is run by TestAnExtendWithoutAnOwnerCheckIsCaught, in a
+// process of its own: CheckRedis with every default.
+func TestLeasedLock(t *testing.T) {
+	switch os.Getenv(leasedEnv) {
+	case "plain":
+		CheckRedis(t, newLeased(true), Name("plain-pexpire"))
+	case "owner":
+		CheckRedis(t, newLeased(false), Name("owner-pexpire"))
+	default:
+		t.Skip("run by TestAnExtendWithoutAnOwnerCheckIsCaught")
+	}
+}
+
+// An Extend that is a plain PEXPIRE (no owner check) extends whoever holds
+// the key: a holder that stalled past its validity and then extended, as
+// careless code does, is told it holds while another client does. The
+// default check (every default: its seeds, its envelope, its misuse)
+// catches it as two holders; the same lock with a compare-and-PEXPIRE
+// passes the same seeds.
+func TestAnExtendWithoutAnOwnerCheckIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary twice, 300 seeds each")
+	}
+	run := func(which string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false")
+		cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), leasedEnv+"="+which)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("plain")
+	if err == nil || !strings.Contains(out, "locksim: plain-pexpire has a bug") || !strings.Contains(out, "mutual-exclusion at") ||
+		!strings.Contains(out, "extend after its validity ended → granted") {
+		t.Fatalf("the plain PEXPIRE extend was not caught by the default check as two holders after a late extend (err %v):\n%s", err, out)
+	}
+	t.Logf("plain PEXPIRE:\n%s", out)
+	if out, err := run("owner"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
+		t.Fatalf("the owner-checked extend failed the default check (err %v):\n%s", err, out)
+	}
+}
+
+// -locksim.faults names the classes a check sweeps, and the replay lines
+// of a failure carry it: without faults (and so without misuse) the plain
+// PEXPIRE lock passes; under pause alone it fails, and its printed seed
+// line fails again.
+func TestFaultsFlagChoosesTheClasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary three times")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false", "-locksim.seeds=100"}, args...)...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), leasedEnv+"=plain")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("-locksim.faults=none"); err != nil || !strings.Contains(out, "no bug in 100 seeds") {
+		t.Fatalf("without faults the plain PEXPIRE lock should pass (err %v):\n%s", err, out)
+	}
+	out, err := run("-locksim.faults=pause")
+	line := regexp.MustCompile(`-locksim\.faults=pause -locksim\.seed=(\d+)`).FindStringSubmatch(out)
+	if err == nil || line == nil {
+		t.Fatalf("under pause the plain PEXPIRE lock should fail with a seed line that names the classes (err %v):\n%s", err, out)
+	}
+	os.RemoveAll(filepath.Join(dir, "testdata"))
+	if again, err := run("-locksim.faults=pause", "-locksim.seed="+line[1]); err == nil || !strings.Contains(again, "(seed "+line[1]+")") {
+		t.Fatalf("the seed line did not fail again (err %v):\n%s", err, again)
+	}
+}
