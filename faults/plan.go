@@ -8,6 +8,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -247,3 +248,48 @@ const (
 // Classes lists every class in matrix order.
 var Classes = []Class{ClassNone, ClassLoss, ClassAmbiguous, ClassCrash, ClassAmnesia,
 	ClassPartition, ClassSkew, ClassJump, ClassLocalTime, ClassPause, ClassThreads, ClassTopology, ClassAll}
+
+// NodeDriftsAtEdge is p, in a world of nodes nodes, with, in half the seeds whose plan draws drift
+// within a bound (bd.ClockRateDiffMaxPPM, not broken on purpose, no
+// clock-error bound), every node's clock at one edge of the bound: all of
+// them that much fast, or slow, against true time, which is the clients'
+// clock. The swarm draws each drift apart, so a bug that needs the nodes
+// that grant a lock to run fast together (a validity without a drift
+// margin, over a majority of Redlock's masters) shows within a few
+// hundred seeds only so. It draws from a stream of its own; host clocks
+// are left as they are.
+func NodeDriftsAtEdge(seed uint64, p Plan, bd Bounds, nodes int) Plan {
+	w := bd.ClockRateDiffMaxPPM
+	if w <= 0 || bd.ClockErrorMax > 0 || slices.Contains(bd.Break, BreakClockRate) {
+		return p
+	}
+	drifting := false
+	for _, c := range p.Clocks {
+		drifting = drifting || c.DriftPPM != 0
+	}
+	r := rand.New(rand.NewPCG(seed, 0x65646765))
+	if !drifting || r.IntN(2) == 0 {
+		return p
+	}
+	edge := w
+	if r.IntN(2) == 0 {
+		edge = -w
+	}
+	clocks := slices.Clone(p.Clocks)
+	set := map[int]bool{}
+	for i, c := range clocks {
+		if c.Kind == NodeProcess {
+			clocks[i].DriftPPM = edge
+			set[c.Index] = true
+		} else if c.DriftPPM*edge < 0 {
+			clocks[i].DriftPPM = 0 // one band, holding zero and the edge
+		}
+	}
+	for n := range nodes {
+		if !set[n] {
+			clocks = append(clocks, Clock{Kind: NodeProcess, Index: n, DriftPPM: edge})
+		}
+	}
+	p.Clocks = clocks
+	return p
+}

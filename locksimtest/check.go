@@ -201,8 +201,8 @@ func sweep(t *testing.T, target explore.Target, s settings, iso *explore.Isolati
 		return // this process served another's seeds
 	}
 	if res.Failed == 0 {
-		t.Logf("locksim: %s: no bug in %d seeds (%d inside the envelope, %d expected, %d broke only what it does not promise)",
-			target.Variant.Name, res.Runs, res.Inside, res.Expected, res.Unpromised)
+		t.Logf("locksim: %s: no bug in %d seeds (%d inside the envelope; %d outside it, %d of them with an expected violation; %d broke only what it does not promise)",
+			target.Variant.Name, res.Runs, res.Inside, res.Runs-res.Inside, res.Expected, res.Unpromised)
 		return
 	}
 	f := res.Failures[0]
@@ -273,7 +273,7 @@ func confirmed(target explore.Target, o explore.Outcome) explore.Outcome {
 		return o
 	}
 	opt := explore.DefaultOptions()
-	opt.Keep = true
+	opt.Keep, opt.Trace = true, true // the trace: each request and reply, for the timeline
 	c, err := seedrun.Confirm(target, o, opt)
 	if err != nil {
 		return o
@@ -317,12 +317,15 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 	}
 	fmt.Fprintf(&b, "%s\n", o)
 	if len(o.History.Clients) > 0 {
-		opt := reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 40}
+		opt := reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 60}
 		if *traceFlag {
 			opt = reports.TimelineOptions{}
 			b.WriteString("timeline:\n")
 		} else {
 			b.WriteString("timeline around the first violation (-locksim.trace shows all of it):\n")
+		}
+		if target.Runner != nil {
+			opt.Requests = requestsOf(target, o) // what each node was asked and answered
 		}
 		reports.Timeline(&b, o.History, o.RanPlan(), o.Verdict, opt)
 		if *htmlFlag != "" {
@@ -386,6 +389,22 @@ func minimizeFound(target explore.Target, o explore.Outcome, iso *explore.Isolat
 		return target, o, "", false // the minimal run must show the same finding, a bug
 	}
 	return m.Target, again, fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs), true
+}
+
+// requestsOf is o's trace, for the requests its timeline shows: o's own,
+// or, when o kept none (a replay, a minimised run), that of a traced run
+// of it here, if that is the same run.
+func requestsOf(target explore.Target, o explore.Outcome) []model.TraceEvent {
+	if len(o.Trace) > 0 || workerKind(o) || o.Schedule != nil {
+		return o.Trace
+	}
+	opt := explore.DefaultOptions()
+	opt.Keep, opt.Trace = true, true
+	tr, err := explore.RunPlan(target, o.Seed, o.Plan, opt)
+	if err != nil || tr.Hash != o.Hash {
+		return nil
+	}
+	return tr.Trace
 }
 
 // bugOf reports whether o has a bug of kind.

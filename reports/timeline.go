@@ -22,6 +22,12 @@ type TimelineOptions struct {
 	// or with Around those centred on the first violation. Markers say how
 	// many lines were left out.
 	MaxLines int
+	// Requests is the run's trace (seedrun.Options.Trace) when it ran
+	// unmodified code (sim/realredis): each request a node applied, with
+	// its reply, and each connection lost or reset, become lines of that
+	// node, beside the client's own, so that a reader sees why the library
+	// believed what it did. Nil: no such lines.
+	Requests []model.TraceEvent
 }
 
 // Markers that start the "who" column of a line that is not a client's.
@@ -57,6 +63,12 @@ type timelineLine struct {
 // Clients are named from h.Clients. The output is deterministic.
 func Timeline(w io.Writer, h model.History, plan faults.Plan, v model.Verdict, opt TimelineOptions) error {
 	lines := timelineLines(h, plan, v)
+	if len(opt.Requests) > 0 {
+		lines = append(lines, requestLines(h, v, opt.Requests)...)
+		slices.SortStableFunc(lines, func(a, b timelineLine) int {
+			return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.order, b.order))
+		})
+	}
 	lo, hi := timelineWindow(lines, v, opt)
 	keep := make([]bool, len(lines))
 	for i := lo; i < hi; i++ {
@@ -435,4 +447,63 @@ func whoWidth(lines []timelineLine) int {
 		}
 	}
 	return w
+}
+
+// requestLines are the lines of a real-code run's trace that say what the
+// nodes were asked and answered: "n0 <- h1/t0: set k v nx px 8000 =>
+// OK" becomes a line of n0 about h1/t0, "← h1/t0: set ... => OK"; a
+// connection lost or reset, a line of its node. Other trace lines (dials,
+// the resource, faults the plan already shows) are left out. Lines come
+// after the events of their instant, in the trace's order. With a
+// violation, only the requests of the clients it names have lines (the
+// others' retries would bury them), and they show only within the window
+// around it: a request line never widens what the timeline keeps.
+func requestLines(h model.History, v model.Verdict, trace []model.TraceEvent) []timelineLine {
+	involved := map[string]bool{}
+	if len(v.Violations) > 0 {
+		for _, c := range v.Violations[0].Clients {
+			involved[clientName(h, c)] = true
+		}
+	}
+	var lines []timelineLine
+	order := len(h.Events) + len(h.Moves) + len(h.Items)
+	for _, e := range trace {
+		who, text, client, ok := requestLine(e.What)
+		if !ok || len(involved) > 0 && !involved[client] {
+			continue
+		}
+		order++
+		lines = append(lines, timelineLine{time: e.Time, rank: rankEvent, order: order, who: who, text: text})
+	}
+	return lines
+}
+
+// requestLine parses one trace line of sim/realredis: a request applied
+// ("n0 <- h1/t0: ...") or a connection lost or reset ("h1/t0->n0
+// connection lost: ...").
+func requestLine(what string) (who, text, client string, ok bool) {
+	if node, rest, found := strings.Cut(what, " <- "); found && isNode(node) {
+		client, _, _ = strings.Cut(rest, ":")
+		return node, "← " + rest, client, true
+	}
+	if from, rest, found := strings.Cut(what, "->"); found {
+		node, why, found := strings.Cut(rest, " connection ")
+		if found && isNode(node) && !strings.Contains(from, " ") {
+			return node, from + "'s connection " + why, from, true
+		}
+	}
+	return "", "", "", false
+}
+
+// isNode: "n" and digits, a node's name in a trace.
+func isNode(s string) bool {
+	if len(s) < 2 || s[0] != 'n' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -187,3 +187,29 @@ func TestTimelineShowsTheDeliveriesThatChangedTheLock(t *testing.T) {
 		t.Errorf("the application's data shows as a line of its own:\n%s", full)
 	}
 }
+
+// A real-code run's requests, with their replies, are lines of the node
+// they reached, for the clients the first violation names only, and
+// within the window around it; dials and the resource's lines are not.
+func TestTimelineShowsTheRequestsOfTheClientsInvolved(t *testing.T) {
+	h, plan, v := pausedHolder()
+	trace := []model.TraceEvent{
+		{Time: sec(62.010), What: "n0 <- h1/t0: set lock h1/t0-2 px 8000 nx => OK"},
+		{Time: sec(62.011), What: "n1 <- h9/t9: set lock x px 8000 nx => (nil)"},
+		{Time: sec(62.012), What: "h1/t0 dials n2: connected"},
+		{Time: sec(62.013), What: "h1/t0->n2 connection lost: a message was lost"},
+		{Time: sec(62.014), What: "resource read by h1/t0 value=0"},
+		{Time: sec(20.000), What: "n0 <- h1/t0: set lock h1/t0-1 px 8000 nx => (nil)"},
+	}
+	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Second, Requests: trace})
+	for _, want := range []string{"n0     ← h1/t0: set lock h1/t0-2 px 8000 nx => OK", "n2     h1/t0's connection lost: a message was lost"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{"h9/t9", "dials", "resource read", "h1/t0-1"} {
+		if strings.Contains(got, not) {
+			t.Errorf("timeline shows %q, which it should leave out:\n%s", not, got)
+		}
+	}
+}

@@ -355,9 +355,23 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, fencer Fe
 				if c.expired(h) || ctx.Err() != nil {
 					return h
 				}
+				start := w.now()
 				until, err := ext.Extend(ctx)
-				if c.expired(h) || ctx.Err() != nil {
+				if ctx.Err() != nil {
 					return h
+				}
+				if c.expired(h) {
+					// The answer came after the validity ended. A careless
+					// application (a plan with misuse) trusts it as it is.
+					if w.plan.Use == (faults.Use{}) || err != nil || !c.claims(until) {
+						return h
+					}
+					c.rec(model.Event{Kind: model.AcquireCall, Reason: "extend", Time: start})
+					h = c.grant(until, fencer, "extend")
+					if v, ok = c.access(ctx, h, model.ResourceRead, 0); !ok {
+						return h
+					}
+					continue
 				}
 				if err != nil {
 					// It cannot keep the lock: it stops using it.
@@ -419,7 +433,7 @@ func (c *client) late(ctx context.Context, ext Extender, fencer Fencer, h *hold)
 		c.stopped("run ended during a late extend")
 		return h
 	}
-	if err != nil || !until.IsZero() && !until.After(w.epoch.Add(time.Duration(w.now()))) {
+	if err != nil || !c.claims(until) {
 		why := "no validity left"
 		if err != nil {
 			why = errText(err)
@@ -437,6 +451,12 @@ func (c *client) late(ctx context.Context, ext Extender, fencer Fencer, h *hold)
 	}
 	c.access(ctx, h, model.ResourceWrite, v+1)
 	return h
+}
+
+// claims reports whether a validity a library returned claims a hold
+// now: zero (until released), or an instant still ahead.
+func (c *client) claims(until time.Time) bool {
+	return until.IsZero() || until.After(c.w.epoch.Add(time.Duration(c.w.now())))
 }
 
 // chance draws from the misuse's stream: true with ppm in a million. A

@@ -249,7 +249,8 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 		return *t.Plan
 	}
 	t = t.At(seed)
-	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), t.BoundsAt(seed))
+	bd := t.BoundsAt(seed)
+	p := faults.SwarmWithin(seed, t.Classes, t.Shape(), bd)
 	if t.Runner != nil {
 		// Unmodified code is also used the way applications misuse it
 		// (holders that stall past their validity, short deadlines):
@@ -257,6 +258,9 @@ func (t Target) PlanFor(seed uint64) faults.Plan {
 		if faults.Allow(t.Classes...).Has(faults.ClassPause) {
 			p.Use = faults.DrawUse(seed, t.Config.TTL)
 		}
+		// A bug at the edge of the drift bound (a validity without the
+		// margin) needs the nodes that grant to run at the edge together.
+		p = faults.NodeDriftsAtEdge(seed, p, bd, t.Config.Nodes)
 		p = t.Runner.Fit(p)
 	}
 	return p
