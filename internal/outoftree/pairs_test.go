@@ -75,10 +75,169 @@ func TestRedsync(t *testing.T) {
 }
 `
 
+// redsyncV1Test wires redsync v1 (github.com/go-redsync/redsync, before
+// contexts and Until) over locksim's redigo pools, with every default of
+// CheckRedis; the wrapper computes the validity as v1's Lock does.
+const redsyncV1Test = `package rs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-redsync/redsync"
+
+	"github.com/locksim/locksim/locksimtest"
+)
+
+type lock struct {
+	m   *redsync.Mutex
+	ttl time.Duration
+}
+
+func newLock(c *locksimtest.RedisClient) locksimtest.Locker {
+	pools := make([]redsync.Pool, len(c.Redigo))
+	for i, p := range c.Redigo {
+		pools[i] = p
+	}
+	return lock{redsync.New(pools).NewMutex("resource-lock",
+		redsync.SetExpiry(c.TTL),
+		redsync.SetGenValueFunc(func() (string, error) { return fmt.Sprintf("%s-%016x", c.Name, c.Rand.Uint64()), nil }),
+		redsync.SetRetryDelayFunc(func(int) time.Duration { return time.Duration(50+c.Rand.IntN(200)) * time.Millisecond })), c.TTL}
+}
+
+func (l lock) validity(start time.Time) time.Time {
+	return start.Add(l.ttl - l.ttl/100 - 2*time.Millisecond)
+}
+
+func (l lock) Lock(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	err := l.m.Lock()
+	return l.validity(start), err
+}
+
+func (l lock) Unlock(ctx context.Context) error {
+	if !l.m.Unlock() {
+		return errors.New("unlock failed")
+	}
+	return nil
+}
+
+func (l lock) Extend(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	if !l.m.Extend() {
+		return time.Time{}, errors.New("extend failed")
+	}
+	return l.validity(start), nil
+}
+
+func TestRedsync(t *testing.T) {
+	locksimtest.CheckRedis(t, newLock, locksimtest.Name("redsync"))
+}
+`
+
+// goZeroTest wires go-zero's RedisLock, unmodified, over locksim's node:
+// go-zero builds its go-redis v8 client from an address, so the test puts
+// one of its own (locksim's dialer, go-zero's three retries) into
+// go-zero's client cache under a name unique to the client and run; and
+// go-zero draws the lock's id from a source seeded with the wall clock at
+// start-up, which no run can replay, so the test sets it from the
+// client's seeded stream. Extend is Acquire again, go-zero's own idiom
+// ("recall Acquire if you own the lock").
+const goZeroTest = `package rs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	redv8 "github.com/go-redis/redis/v8"
+	redv9 "github.com/redis/go-redis/v9"
+	"github.com/zeromicro/go-zero/core/stores/redis"
+	"github.com/zeromicro/go-zero/core/syncx"
+
+	"github.com/locksim/locksim/locksimtest"
+)
+
+//go:linkname clientManager github.com/zeromicro/go-zero/core/stores/redis.clientManager
+var clientManager *syncx.ResourceManager
+
+var clients atomic.Int64
+
+type lock struct {
+	rl  *redis.RedisLock
+	v8  *redv8.Client
+	ttl time.Duration
+	c   *locksimtest.RedisClient
+}
+
+func newLock(c *locksimtest.RedisClient) locksimtest.Locker {
+	o := c.Nodes[0].(*redv9.Client).Options()
+	v8 := redv8.NewClient(&redv8.Options{Addr: o.Addr, Dialer: o.Dialer, ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout,
+		MaxRetries: 3, PoolSize: 64, IdleTimeout: -1})
+	name := fmt.Sprintf("%s#%d", c.Name, clients.Add(1))
+	clientManager.GetResource(name, func() (io.Closer, error) { return v8, nil })
+	rl := redis.NewRedisLock(redis.New(name), "resource-lock")
+	rl.SetExpire(int(c.TTL / time.Second))
+	id := reflect.ValueOf(rl).Elem().FieldByName("id")
+	reflect.NewAt(id.Type(), unsafe.Pointer(id.UnsafeAddr())).Elem().SetString(fmt.Sprintf("%s-%016x", c.Name, c.Rand.Uint64()))
+	return &lock{rl, v8, c.TTL, c}
+}
+
+func (l *lock) validity(start time.Time) time.Time {
+	return start.Add(l.ttl - l.ttl/100 - 2*time.Millisecond)
+}
+
+func (l *lock) Lock(ctx context.Context) (time.Time, error) {
+	for {
+		start := time.Now()
+		if ok, err := l.rl.Acquire(); ok && err == nil {
+			return l.validity(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(time.Duration(50+l.c.Rand.IntN(200)) * time.Millisecond):
+		}
+	}
+}
+
+func (l *lock) Extend(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	ok, err := l.rl.Acquire()
+	if err == nil && !ok {
+		err = errors.New("not extended")
+	}
+	return l.validity(start), err
+}
+
+func (l *lock) Unlock(ctx context.Context) error {
+	ok, err := l.rl.Release()
+	if err == nil && !ok {
+		err = errors.New("not released")
+	}
+	return err
+}
+
+func (l *lock) Close() error { return l.v8.Close() }
+
+func TestRedsync(t *testing.T) {
+	locksimtest.CheckRedis(t, newLock, locksimtest.Name("go-zero"))
+}
+`
+
 // pairModule is a module of its own at dir that requires locksim (this
 // tree) and the given library version, with test as its only file; it
 // skips the test when the module proxy cannot serve the version.
-func pairModule(t *testing.T, library, version, test string) string {
+func pairModule(t *testing.T, library, version, test string, replaces ...string) string {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -87,6 +246,9 @@ func pairModule(t *testing.T, library, version, test string) string {
 	dir := t.TempDir()
 	gomod := "module example.com/rs\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/locksim/locksim v0.0.0\n\t" + library + " " + version +
 		"\n)\n\nreplace github.com/locksim/locksim => " + root + "\n"
+	for _, r := range replaces {
+		gomod += "\nreplace " + r + "\n"
+	}
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,25 +287,66 @@ func TestRedsyncExtendOnAnExpiredKeyIsFound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds redsync twice in modules of their own")
 	}
-	const library = "github.com/go-redsync/redsync/v4"
-	buggy := pairModule(t, library, "v4.0.3", redsyncV40Test)
-	out, err := pairTest(buggy, "-run", "^TestRedsync$", "-locksim.minimize=false", ".")
-	if err == nil || !strings.Contains(out, "locksim: redsync has a bug") || !strings.Contains(out, "mutual-exclusion") ||
-		!strings.Contains(out, "extend after its validity ended → granted") {
-		t.Fatalf("go test of redsync v4.0.3 did not fail with two holders after a late extend (err %v):\n%s", err, out)
+	tellApart(t, "github.com/go-redsync/redsync/v4", "v4.0.3", "v4.0.4", redsyncV40Test, "redsync", lateExtend)
+}
+
+// redsync v1.2.0 had the same bug in the v1 line: Extend and Unlock
+// took any reply of the script for success (PR #38, fixed in v1.3.0).
+// v1's go.mod asks for redigo's retracted v2.0.0+incompatible; the
+// module pins redigo v1.9.3, which locksim's pools are.
+func TestRedsyncV1ExtendOnAnExpiredKeyIsFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds redsync twice in modules of their own")
 	}
-	t.Logf("redsync v4.0.3:\n%s", out)
+	tellApart(t, "github.com/go-redsync/redsync", "v1.2.0", "v1.3.0", redsyncV1Test, "redsync", lateExtend,
+		"github.com/gomodule/redigo => github.com/gomodule/redigo v1.9.3")
+}
+
+// lateExtend is what the failure of an Extend that reports success on
+// another client's key says: two holders, after a late extend.
+var lateExtend = []string{"mutual-exclusion", "extend after its validity ended → granted"}
+
+// go-zero v1.3.1 kept a reentrancy count in the process (PR #1366): a
+// second Acquire, go-zero's way to extend, returned true without a word
+// to Redis, and Release skipped the DEL while the count stayed above
+// zero, so the key expired under a holder that had extended it, and a
+// later Acquire of the same client was granted with no key at all. PR
+// #1704 ("remove reentrance in redislock, timeout bug") took it out in
+// v1.3.2. The default check tells the two apart.
+func TestGoZeroReentrantExtendIsFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds go-zero twice in modules of their own")
+	}
+	tellApart(t, "github.com/zeromicro/go-zero", "v1.3.1", "v1.3.2", goZeroTest, "go-zero", []string{"mutual-exclusion"})
+}
+
+// tellApart checks a released bug/fix pair: the buggy release fails the
+// default check of the lock called name, saying each of want, the
+// printed seed line fails again, and the fixed release passes the same
+// 300 seeds.
+func tellApart(t *testing.T, library, buggyVersion, fixedVersion, test, name string, want []string, replaces ...string) {
+	t.Helper()
+	buggy := pairModule(t, library, buggyVersion, test, replaces...)
+	out, err := pairTest(buggy, "-run", "^TestRedsync$", "-locksim.minimize=false", ".")
+	ok := err != nil && strings.Contains(out, "locksim: "+name+" has a bug")
+	for _, w := range want {
+		ok = ok && strings.Contains(out, w)
+	}
+	if !ok {
+		t.Fatalf("go test of %s %s did not fail saying %q (err %v):\n%s", library, buggyVersion, want, err, out)
+	}
+	t.Logf("%s %s:\n%s", library, buggyVersion, out)
 	m := regexp.MustCompile(`replay:   cd \S+ && go test -run '(\S+)' -locksim\.seed=(\d+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no replay line in:\n%s", out)
 	}
 	os.RemoveAll(filepath.Join(buggy, "testdata"))
 	if again, err := pairTest(buggy, "-run", m[1], "-locksim.seed="+m[2], "-locksim.minimize=false", "."); err == nil ||
-		!strings.Contains(again, "locksim: redsync has a bug (seed "+m[2]+")") {
+		!strings.Contains(again, "locksim: "+name+" has a bug (seed "+m[2]+")") {
 		t.Fatalf("the replay line did not reproduce the failure (err %v):\n%s", err, again)
 	}
-	fixed := pairModule(t, library, "v4.0.4", redsyncV40Test)
+	fixed := pairModule(t, library, fixedVersion, test, replaces...)
 	if out, err := pairTest(fixed, "-run", "^TestRedsync$", "-v", "."); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("go test of redsync v4.0.4 failed the default check (err %v):\n%s", err, out)
+		t.Fatalf("go test of %s %s failed the default check (err %v):\n%s", library, fixedVersion, err, out)
 	}
 }
