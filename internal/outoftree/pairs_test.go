@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // redsyncV40Test wires redsync v4.0.x, unmodified, over locksim's redigo
@@ -267,6 +268,30 @@ func pairModule(t *testing.T, library, version, test string, replaces ...string)
 	return dir
 }
 
+// timedSweep builds the test binary of a pair's module and runs its
+// check once, without minimising: its output, the CPU time of it and its
+// worker processes, and its wall time (what docs/PERFORMANCE.md reports
+// as the time to the first failing seed).
+func timedSweep(t *testing.T, dir string) (string, time.Duration, time.Duration, error) {
+	t.Helper()
+	build := exec.Command("go", "test", "-c", "-o", "pair.test", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c in %s: %v\n%s", dir, err, out)
+	}
+	cmd := exec.Command("./pair.test", "-test.run=^TestRedsync$", "-locksim.minimize=false")
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return string(out), cpu, wall, err
+}
+
 // pairTest runs go test in a pair's module.
 func pairTest(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", append([]string{"test", "-count=1"}, args...)...)
@@ -327,7 +352,7 @@ func TestGoZeroReentrantExtendIsFound(t *testing.T) {
 func tellApart(t *testing.T, library, buggyVersion, fixedVersion, test, name string, want []string, replaces ...string) {
 	t.Helper()
 	buggy := pairModule(t, library, buggyVersion, test, replaces...)
-	out, err := pairTest(buggy, "-run", "^TestRedsync$", "-locksim.minimize=false", ".")
+	out, cpu, wall, err := timedSweep(t, buggy)
 	ok := err != nil && strings.Contains(out, "locksim: "+name+" has a bug")
 	for _, w := range want {
 		ok = ok && strings.Contains(out, w)
@@ -335,11 +360,11 @@ func tellApart(t *testing.T, library, buggyVersion, fixedVersion, test, name str
 	if !ok {
 		t.Fatalf("go test of %s %s did not fail saying %q (err %v):\n%s", library, buggyVersion, want, err, out)
 	}
-	t.Logf("%s %s:\n%s", library, buggyVersion, out)
 	m := regexp.MustCompile(`replay:   cd \S+ && go test -run '(\S+)' -locksim\.seed=(\d+)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no replay line in:\n%s", out)
 	}
+	t.Logf("%s %s: first failing seed %s, found in %.2f CPU-s (%.2f s), the test binary built:\n%s", library, buggyVersion, m[2], cpu.Seconds(), wall.Seconds(), out)
 	os.RemoveAll(filepath.Join(buggy, "testdata"))
 	if again, err := pairTest(buggy, "-run", m[1], "-locksim.seed="+m[2], "-locksim.minimize=false", "."); err == nil ||
 		!strings.Contains(again, "locksim: "+name+" has a bug (seed "+m[2]+")") {
