@@ -153,6 +153,10 @@ type History struct {
 	// DataLoss the times a client destroyed some of it, in time order.
 	AppData  []string   `json:"app_data,omitempty"`
 	DataLoss []DataLost `json:"data_loss,omitempty"`
+	// Leaks are the times a Lock returned failure while its own key held
+	// the lock on most of the nodes it asked (real code: sim/realredis
+	// reads the nodes as the call returns), in time order.
+	Leaks []Leak `json:"leaks,omitempty"`
 	// Unsupported names the commands the lock sent that the simulator does
 	// not simulate (a simulated Redis node answered each with Redis's
 	// unknown-command error), sorted.
@@ -167,6 +171,20 @@ type DataLost struct {
 	Time   int64  `json:"t"`
 	Client int    `json:"c"`
 	How    string `json:"how"`
+}
+
+// Leak is a Lock that returned failure at Time while the key it wrote in
+// that call held the lock in its name on Nodes, most of those it asked,
+// until Until (true time, the latest of them): the library says the
+// client does not hold a lock that the nodes grant it, and no one will
+// release it before it expires.
+type Leak struct {
+	Client int      `json:"c"`
+	Time   int64    `json:"t"`
+	Nodes  []string `json:"nodes"`
+	Asked  int      `json:"asked"`
+	Until  int64    `json:"until,omitempty"` // 0: the key does not expire
+	Reason string   `json:"reason,omitempty"` // the failure Lock returned
 }
 
 // Reach is a stretch of true time, [From, To), during which a client
@@ -258,6 +276,10 @@ const (
 	Hang ViolationKind = "hang"
 	// Memory: the worker exceeded its memory budget.
 	Memory ViolationKind = "memory"
+	// LeakedLock: a Lock returned failure while the key it wrote held the
+	// lock in its client's name on most of the nodes it asked (History.Leaks):
+	// a grant the library reported as a failure.
+	LeakedLock ViolationKind = "leaked-lock"
 	// Nondeterminism: the same seed, world and plan ran another way when
 	// run again: the lock drew on something the simulator does not control
 	// (math/rand/v2's global functions, crypto/rand, time read outside the
@@ -281,7 +303,7 @@ func (k ViolationKind) IsProcessDeath() bool {
 
 // IsLiveness reports whether the kind is a liveness violation: a wait or
 // an item left behind.
-func (k ViolationKind) IsLiveness() bool { return k == Liveness || k == Leftover }
+func (k ViolationKind) IsLiveness() bool { return k == Liveness || k == Leftover || k == LeakedLock }
 
 // Violation is one thing that went wrong, with enough to find it in a timeline.
 type Violation struct {

@@ -82,6 +82,16 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 			v.Violations = append(v.Violations, left)
 		}
 	}
+	if len(h.Leaks) > 0 && !opts.SkipLiveness {
+		leak := leakViolation(h, 0)
+		leak.Count = len(h.Leaks)
+		v.Violations = append(v.Violations, leak)
+		if later != nil {
+			for i := range h.Leaks[1:] {
+				v.Later = append(v.Later, leakViolation(h, i+1))
+			}
+		}
+	}
 	for i := range v.Violations {
 		if v.Violations[i].Count == 1 {
 			v.Violations[i].Count = 0 // said only of a kind that broke more than once
@@ -114,7 +124,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, LeakedLock, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}
@@ -153,4 +163,21 @@ func dataLossViolation(h History, i int) Violation {
 	d := h.DataLoss[i]
 	return Violation{Kind: DataLoss, Time: d.Time, Clients: []int{d.Client},
 		Story: fmt.Sprintf("%s %s the application's data under %s on %s at %s", clientName(h, d.Client), d.How, d.Key, d.Node, Seconds(d.Time))}
+}
+
+// leakViolation reports the i-th Lock that returned failure while its key
+// held the lock.
+func leakViolation(h History, i int) Violation {
+	l := h.Leaks[i]
+	until := "with no expiry"
+	if l.Until > 0 {
+		until = "until " + Seconds(l.Until)
+	}
+	why := ""
+	if l.Reason != "" {
+		why = " (" + l.Reason + ")"
+	}
+	return Violation{Kind: LeakedLock, Time: l.Time, Clients: []int{l.Client},
+		Story: fmt.Sprintf("%s's Lock returned failure at %s%s while the key it wrote held the lock in its name on %s (%d of the %d nodes it asked), %s: a grant reported as a failure, which no one releases",
+			clientName(h, l.Client), Seconds(l.Time), why, strings.Join(l.Nodes, ", "), len(l.Nodes), l.Asked, until)}
 }

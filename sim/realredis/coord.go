@@ -45,8 +45,9 @@ type world struct {
 	seq        uint64
 	net        *rand.Rand
 	parts      []partition
-	conns      int   // dialled so far
-	requests   int64 // sent by the clients
+	conns      int          // dialled so far
+	requests   int64        // sent by the clients
+	sent       []sentValues // by client: what each sent, for leak probes (leak.go)
 	// quarantine: a restarted node stays down one TTL more (the lock's
 	// envelope relies on it and the plan did not lapse it).
 	quarantine bool
@@ -140,6 +141,7 @@ const (
 	itemDial
 	itemResource
 	itemEtcd
+	itemProbe // a client's failed Lock asks whether it left the lock in its name
 )
 
 type inboxItem struct {
@@ -152,6 +154,7 @@ type inboxItem struct {
 	dial         chan dialResult
 	res          *resourceCall
 	etcd         *emsg
+	probe        *probe
 }
 
 type dialResult struct {
@@ -319,9 +322,12 @@ func (w *world) drain() bool {
 		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.client, b.client), cmp.Compare(a.node, b.node))
 	})
 	for _, it := range items {
-		if it.kind == itemDial {
+		switch it.kind {
+		case itemDial:
 			w.dial(it)
-		} else {
+		case itemProbe:
+			w.answerProbe(it)
+		default:
 			w.instant = append(w.instant, it)
 		}
 	}
@@ -395,6 +401,7 @@ func (w *world) schedule() {
 		switch b.kind {
 		case itemRequest:
 			for _, args := range b.reqs {
+				w.noteSent(b.client, b.node, args, w.now())
 				w.sendRequest(b.first.conn, args, w.now())
 			}
 		case itemResource:

@@ -229,9 +229,11 @@ func (c *client) run(ctx context.Context) {
 	for grants := 0; ctx.Err() == nil; {
 		c.resume(ctx)
 		c.setOp(model.AcquireCall)
+		called := w.now()
 		c.rec(model.Event{Kind: model.AcquireCall})
 		lctx, cancel := c.deadline(ctx)
 		until, err := l.Lock(lctx)
+		gaveUp := lctx.Err() != nil // the caller's deadline passed: the outcome is unknown to it
 		cancel()
 		c.setOp(0)
 		if ctx.Err() != nil {
@@ -247,6 +249,9 @@ func (c *client) run(ctx context.Context) {
 			}
 		} else {
 			c.rec(model.Event{Kind: model.AcquireReturn, Reason: errText(err)})
+			if !gaveUp && !unknownOutcome(err) {
+				c.probeLeak(called, errText(err))
+			}
 		}
 		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
 	}

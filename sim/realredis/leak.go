@@ -1,0 +1,144 @@
+package realredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/locksim/locksim/model"
+)
+
+// What a library reports against what the nodes grant: a Lock that returns
+// failure while the key it wrote in that call holds the lock in its
+// client's name on most of the nodes it asked is a grant reported as a
+// failure (model.LeakedLock). The client asks the coordinator as its Lock
+// returns (a probe in the inbox, answered at once, as a dial is); the
+// coordinator reads the nodes at that instant. Which key is the lock's is
+// the library's business: a live key whose value only this client sent,
+// during this call, is its.
+
+// A failure is a definite answer only when the library heard from the
+// nodes: a Lock whose caller's deadline passed, or that failed on the
+// network (a timeout, a reset, a refused dial), does not know whether it
+// got the lock, and is not judged.
+
+// unknownOutcome reports whether err is a failure of the network or of
+// the caller's context, after which the Lock's outcome is unknown to it.
+func unknownOutcome(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
+
+// sentValues is what one client sent: each argument long enough to be a
+// lock value (8 bytes or more), with the last instant it was sent, and the
+// last instant it asked each node anything.
+type sentValues struct {
+	at     map[string]int64
+	asked  []int64 // by node; -1: never
+	probed int     // probes answered, for nothing but tests
+}
+
+// minValueLen is the shortest argument taken for a lock value: shorter
+// ones ("1", "NX", a TTL) are no one's.
+const minValueLen = 8
+
+// noteSent records what client c sent node n at now.
+func (w *world) noteSent(c, n int, args [][]byte, now int64) {
+	if w.sent == nil {
+		w.sent = make([]sentValues, len(w.clients))
+	}
+	s := &w.sent[c]
+	if s.at == nil {
+		s.at = map[string]int64{}
+		s.asked = make([]int64, len(w.nodes))
+		for i := range s.asked {
+			s.asked[i] = -1
+		}
+	}
+	s.asked[n] = now
+	for _, a := range args[1:] {
+		if len(a) >= minValueLen {
+			s.at[string(a)] = now
+		}
+	}
+}
+
+// probe is a client's question as its Lock returned failure: did the
+// call, begun at from, leave its key holding the lock?
+type probe struct {
+	from   int64
+	reason string
+	done   chan struct{}
+}
+
+// probeLeak asks the coordinator whether the Lock client c called at from,
+// which returned failure (reason), left the lock in its name; the
+// coordinator records a leak in the history if so.
+func (c *client) probeLeak(from int64, reason string) {
+	if c.w.lock.New == nil {
+		return // etcd's leases are the member's, not a key's
+	}
+	p := &probe{from: from, reason: reason, done: make(chan struct{})}
+	c.w.post(inboxItem{kind: itemProbe, client: c.idx, probe: p})
+	<-p.done
+}
+
+// answerProbe reads the nodes client it.client asked during its failed
+// Lock, at this instant, and records a leak when the key it wrote in that
+// call holds the lock on most of them.
+func (w *world) answerProbe(it inboxItem) {
+	p := it.probe
+	defer close(p.done)
+	if it.client >= len(w.sent) || w.sent[it.client].at == nil || w.ended {
+		return
+	}
+	now := w.now()
+	mine := w.sent[it.client]
+	mine.probed++
+	w.sent[it.client] = mine
+	var asked int
+	var leaked []string
+	var until int64
+	for i, n := range w.nodes {
+		if mine.asked[i] < p.from {
+			continue
+		}
+		asked++
+		if n.down > 0 {
+			continue
+		}
+		local := int64(n.local(now))
+		for _, e := range n.store.Keys(local) {
+			if at, ok := mine.at[e.Value]; !ok || at < p.from || w.sentByOther(it.client, e.Value) {
+				continue
+			}
+			leaked = append(leaked, fmt.Sprintf("n%d", i))
+			if e.ExpireAt > 0 {
+				until = max(until, now+(e.ExpireAt-local))
+			}
+			break
+		}
+	}
+	if asked == 0 || 2*len(leaked) <= asked {
+		return
+	}
+	w.hmu.Lock()
+	w.hist.Leaks = append(w.hist.Leaks, model.Leak{Client: it.client, Time: now, Nodes: leaked, Asked: asked, Until: until, Reason: p.reason})
+	w.hmu.Unlock()
+}
+
+// sentByOther reports whether a client other than c sent value: then it is
+// not c's alone.
+func (w *world) sentByOther(c int, value string) bool {
+	for i := range w.sent {
+		if i != c && w.sent[i].at != nil {
+			if _, ok := w.sent[i].at[value]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
