@@ -183,7 +183,7 @@ type Leak struct {
 	Time   int64    `json:"t"`
 	Nodes  []string `json:"nodes"`
 	Asked  int      `json:"asked"`
-	Until  int64    `json:"until,omitempty"` // 0: the key does not expire
+	Until  int64    `json:"until,omitempty"`  // 0: the key does not expire
 	Reason string   `json:"reason,omitempty"` // the failure Lock returned
 }
 
