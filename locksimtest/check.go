@@ -419,7 +419,11 @@ func bugOf(o explore.Outcome, kind model.ViolationKind) bool {
 
 // writePage writes o's timeline page to path, and porcupine's beside it.
 func writePage(path string, target explore.Target, o explore.Outcome) error {
-	return explore.WritePages(path, o, "", reports.PageInfo{Variant: target.Variant.Name, Seed: o.Seed})
+	info := reports.PageInfo{Variant: target.Variant.Name, Seed: o.Seed}
+	if target.Runner != nil {
+		info.Requests = requestsOf(target, o)
+	}
+	return explore.WritePages(path, o, "", info)
 }
 
 // minimizeRuns bounds the runs a failure's minimisation takes (a few

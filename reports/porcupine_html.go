@@ -48,6 +48,11 @@ type PageInfo struct {
 	// to) or, when empty, the matrix.
 	BackTo    string
 	Porcupine string // a link to the porcupine page of the same run (relative)
+	// Requests, for a run of unmodified code, is its trace
+	// (TimelineOptions.Requests): the timeline page then shows, under its
+	// chart, what each node was asked and answered around the first
+	// violation, beside the clients' own lines.
+	Requests []model.TraceEvent
 }
 
 // PorcupineModelFor is the porcupine model that shows a verdict's first
@@ -77,7 +82,7 @@ func PorcupinePage(w io.Writer, h model.History, plan faults.Plan, which string,
 		return err
 	}
 	page := b.String()
-	if info != (PageInfo{}) {
+	if info.Variant != "" || info.Seed != 0 || info.Violation != "" || info.Replay != "" || info.Back != "" || info.BackTo != "" || info.Porcupine != "" {
 		page = setPorcupineTitle(page, porcupineTitle(info))
 		page = porcupineInsert(page, "<body>", porcupineHeader(info, shown))
 	}

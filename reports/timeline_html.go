@@ -42,6 +42,7 @@ func TimelinePage(w io.Writer, h model.History, plan faults.Plan, v model.Verdic
 	p.writeMain(&b)
 	tlLegend(&b)
 	p.writeNotes(&b)
+	p.writeRequests(&b, info.Requests)
 	b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -884,6 +885,7 @@ text.lbl.v{fill:#b3141b;font-weight:bold}
 .legend span{white-space:nowrap}
 .legend svg{display:inline-block;vertical-align:middle;margin-right:4px}
 .notes ul{margin:2px 0;padding-left:20px}
+.notes pre.requests{font:11px/1.35 ui-monospace,monospace;white-space:pre;overflow-x:auto;background:#f6f6f6;padding:6px 8px;margin:4px 0}
 `)
 	for i, c := range tlPalette {
 		fmt.Fprintf(&b, ".k%d{fill:%s}.t%d{fill:%s}\n", i, c[0], i, c[1])
@@ -1525,4 +1527,21 @@ func (p *tlPage) writeNotes(b *strings.Builder) {
 		fmt.Fprintf(b, "<p>%s</p>\n", esc(note))
 	}
 	b.WriteString("</div>\n")
+}
+
+// writeRequests writes, for a run of unmodified code, the text timeline
+// around the first violation with each request the clients it names sent
+// the nodes and the reply (TimelineOptions.Requests): why the library
+// believed what it did.
+func (p *tlPage) writeRequests(b *strings.Builder, trace []model.TraceEvent) {
+	if len(trace) == 0 || len(p.v.Violations) == 0 {
+		return
+	}
+	var t strings.Builder
+	if err := Timeline(&t, p.h, p.plan, p.v, TimelineOptions{Around: 2 * time.Second, MaxLines: 60, Requests: trace}); err != nil {
+		return
+	}
+	b.WriteString("<div class=\"notes\">\n<p><b>What each node was asked and answered</b>, around the first violation: the requests of the clients it names, each with its reply, beside the clients' own lines.</p>\n<pre class=\"requests\">")
+	b.WriteString(html.EscapeString(t.String()))
+	b.WriteString("</pre>\n</div>\n")
 }

@@ -465,3 +465,17 @@ func TestTimelinePageLabelsDoNotOverlap(t *testing.T) {
 		t.Errorf("%d of 5 overlapping clogs' labels shown, or not the crash's: none slid along its span", n)
 	}
 }
+
+// A real-code run's page shows what each node was asked and answered
+// around the first violation, escaped; a run without a trace shows none.
+func TestTimelinePageShowsTheRequests(t *testing.T) {
+	h, plan, v := pausedHolder()
+	trace := []model.TraceEvent{{Time: sec(62.010), What: `n0 <- h1/t0: set lock "<v>" px 8000 nx => OK`}}
+	page := tlPageOf(t, h, plan, v, PageInfo{Requests: trace})
+	if !strings.Contains(page, "What each node was asked and answered") || !strings.Contains(page, "← h1/t0: set lock &#34;&lt;v&gt;&#34; px 8000 nx =&gt; OK") {
+		t.Fatalf("the page does not show the request, escaped:\n%s", page)
+	}
+	if strings.Contains(tlPageOf(t, h, plan, v, PageInfo{}), "What each node was asked") {
+		t.Fatal("a page without a trace shows a requests section")
+	}
+}
