@@ -129,6 +129,11 @@ type History struct {
 	// reports and for checking a run against an envelope; no checker of
 	// the properties reads them.
 	Pauses []PointPause `json:"pauses,omitempty"`
+	// Extends are the Extend calls of holders (real code: sim/realredis),
+	// each with what it answered, in the order they returned: for reports;
+	// a hold's validity is its grant's ValidUntilTrue, the last one an
+	// Extend reported.
+	Extends []Extend `json:"extends,omitempty"`
 	// Restarts are the nodes that came back up, in time order: when, and
 	// whether they had lost their data while down.
 	Restarts []Restart `json:"restarts,omitempty"`
@@ -242,6 +247,20 @@ type PointPause struct {
 	Time   int64  `json:"t"`   // true time it began
 	For    int64  `json:"for"` // ns
 	Point  string `json:"point"`
+}
+
+// Extend is one Extend call of a holder: called and returned at true
+// times Called and Time, extended (OK) or not (Reason), and the hold's
+// validity, true time, before (From) and after (To; 0: the lock said
+// none).
+type Extend struct {
+	Client int    `json:"c"`
+	Called int64  `json:"called"`
+	Time   int64  `json:"t"`
+	OK     bool   `json:"ok"`
+	From   int64  `json:"from,omitempty"`
+	To     int64  `json:"to,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ViolationKind names what went wrong.

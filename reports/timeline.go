@@ -111,9 +111,13 @@ func Timeline(w io.Writer, h model.History, plan faults.Plan, v model.Verdict, o
 func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelineLine {
 	var lines []timelineLine
 	calledAt := map[int]int64{} // client → time of its pending acquire call
+	own := grantValidity(h)
 	for _, e := range h.Events {
 		if e.Kind == model.AcquireCall {
 			calledAt[e.Client] = e.Time
+		}
+		if v, ok := own[e.Seq]; ok {
+			e.ValidUntilTrue = v // the grant's own validity, not the last extend's
 		}
 		text := eventText(e, calledAt)
 		if text == "" {
@@ -136,6 +140,11 @@ func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelin
 			lines = append(lines, timelineLine{time: at + int64(f.For), rank: rankFault, order: 2*i + 1,
 				who: faultMarker, text: end})
 		}
+	}
+	// Each Extend call and what it answered.
+	for i, x := range h.Extends {
+		lines = append(lines, timelineLine{time: x.Time, rank: rankEvent, order: len(h.Events) + len(h.Moves) + len(h.Items) + i,
+			who: clientName(h, x.Client), text: extendText(x), clients: []string{clientName(h, x.Client)}})
 	}
 	// The pauses taken at fault points, and the timed pauses that waited
 	// for one, when they struck; each client resumes For later.
@@ -506,4 +515,45 @@ func isNode(s string) bool {
 		}
 	}
 	return true
+}
+
+// extendText says what an Extend call answered.
+func extendText(x model.Extend) string {
+	took := formatLatency(time.Duration(x.Time - x.Called))
+	switch {
+	case !x.OK:
+		return fmt.Sprintf("extend → failed (%s, took %s)", x.Reason, took)
+	case x.To != 0:
+		return fmt.Sprintf("extend → extended (valid to %s, took %s)", strings.TrimSpace(formatTime(x.To)), took)
+	}
+	return fmt.Sprintf("extend → extended (took %s)", took)
+}
+
+// grantValidity is each extended grant's own validity, by the Seq of its
+// AcquireReturn: a grant's ValidUntilTrue is the last validity an Extend
+// reported (what the checkers hold the hold to), and its first Extend
+// says what it was before.
+func grantValidity(h model.History) map[uint64]int64 {
+	if len(h.Extends) == 0 {
+		return nil
+	}
+	own := map[uint64]int64{}
+	for _, x := range h.Extends {
+		var grant *model.Event
+		for i := range h.Events {
+			e := &h.Events[i]
+			if e.Time > x.Called {
+				break
+			}
+			if e.Client == x.Client && e.Kind == model.AcquireReturn && e.Granted {
+				grant = e
+			}
+		}
+		if grant != nil && x.From != 0 {
+			if _, seen := own[grant.Seq]; !seen {
+				own[grant.Seq] = x.From
+			}
+		}
+	}
+	return own
 }

@@ -213,3 +213,27 @@ func TestTimelineShowsTheRequestsOfTheClientsInvolved(t *testing.T) {
 		}
 	}
 }
+
+// Each Extend is a line with what it answered, and a grant that was
+// extended shows its own validity, not the last one an Extend reported.
+func TestTimelineShowsEachExtendAndTheGrantsOwnValidity(t *testing.T) {
+	h := model.History{
+		Clients: []model.Client{{Name: "h0/t0", Host: "h0"}},
+		Events: []model.Event{
+			{Seq: 1, Time: sec(1), Kind: model.AcquireCall},
+			{Seq: 2, Time: sec(1.010), Kind: model.AcquireReturn, Granted: true, ValidUntilTrue: sec(20)},
+			{Seq: 3, Time: sec(15), Kind: model.BeliefEnd, Reason: "release"},
+		},
+		Extends: []model.Extend{
+			{Client: 0, Called: sec(5), Time: sec(5.010), OK: true, From: sec(9), To: sec(13)},
+			{Client: 0, Called: sec(9), Time: sec(9.020), OK: true, From: sec(13), To: sec(20)},
+		},
+		End: sec(30),
+	}
+	got := timeline(t, h, faults.Plan{}, model.Verdict{}, TimelineOptions{})
+	for _, want := range []string{"acquire → granted (valid to 9.000s, took 10ms)", "extend → extended (valid to 13.000s, took 10ms)", "extend → extended (valid to 20.000s, took 20ms)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, got)
+		}
+	}
+}

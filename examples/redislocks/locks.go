@@ -3,7 +3,9 @@
 // node, and the naive go-redis lock (SET NX PX, then DEL without an owner
 // check). It is a module of its own, so that the libraries' versions are
 // its own and not forced on locksim's users; its tests are the verdicts
-// in reports/VARIANTS.md.
+// in reports/VARIANTS.md. Their envelopes are locksimtest's:
+// RedlockEnvelope for Redsync over three masters or more, OneNodeEnvelope
+// for Redislock and Naive on one node (CheckRedis states them by default).
 package redislocks
 
 import (

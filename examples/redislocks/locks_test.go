@@ -10,26 +10,15 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/sim/realredis"
-	"github.com/locksim/locksim/variants"
 )
 
 var long = flag.Bool("long", false, "sweep tens of thousands of seeds per lock (the verdicts in reports/VARIANTS.md)")
 
-func redlockEnvelope() algorithm.Envelope {
-	v, err := variants.Lookup("redlock")
-	if err != nil {
-		panic(err)
-	}
-	return v.Envelope
-}
+func redlockEnvelope() algorithm.Envelope { return locksimtest.RedlockEnvelope() }
 
 // oneNodeEnvelope is Redlock's for a lock on one node: the same safety
 // assumptions, and for liveness no fewest masters (one is all it has).
-func oneNodeEnvelope() algorithm.Envelope {
-	e := redlockEnvelope()
-	e.Liveness.ReplicationMin = 0
-	return e
-}
+func oneNodeEnvelope() algorithm.Envelope { return locksimtest.OneNodeEnvelope() }
 
 // The naive lock fails: two holders, found by the default sweep, with a
 // seed that replays to the same hash and shrinks.

@@ -207,6 +207,9 @@ func (w *world) result(sc Scenario) (Result, error) {
 	slices.SortStableFunc(w.hist.Pauses, func(a, b model.PointPause) int {
 		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Client, b.Client))
 	})
+	slices.SortStableFunc(w.hist.Extends, func(a, b model.Extend) int { // recorded by the clients' goroutines
+		return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Client, b.Client))
+	})
 	if err := w.getErr(); err != nil && !errors.Is(err, errAbort) {
 		return Result{}, err
 	}

@@ -378,18 +378,23 @@ func (c *client) critical(ctx context.Context, l Locker, ext Extender, fencer Fe
 					}
 					continue
 				}
+				x := model.Extend{Client: c.idx, Called: start, Time: w.now(), OK: err == nil, From: h.validUntil}
 				if err != nil {
 					// It cannot keep the lock: it stops using it.
+					x.Reason = errText(err)
+					c.noteExtend(x)
 					h.ended = true
 					c.rec(model.Event{Kind: model.BeliefEnd, Reason: "extend failed: " + errText(err)})
 					return h
 				}
 				if !until.IsZero() {
 					h.validUntil = int64(until.Sub(w.epoch))
+					x.To = h.validUntil
 					w.hmu.Lock()
 					c.events[h.grantEvent].ValidUntilTrue = h.validUntil
 					w.hmu.Unlock()
 				}
+				c.noteExtend(x)
 				continue
 			}
 			left = min(left, h.validUntil-margin-w.now())
@@ -456,6 +461,16 @@ func (c *client) late(ctx context.Context, ext Extender, fencer Fencer, h *hold)
 	}
 	c.access(ctx, h, model.ResourceWrite, v+1)
 	return h
+}
+
+// noteExtend records an Extend call and its answer, for reports.
+func (c *client) noteExtend(x model.Extend) {
+	if x.Time > c.w.end {
+		return
+	}
+	c.w.hmu.Lock()
+	c.w.hist.Extends = append(c.w.hist.Extends, x)
+	c.w.hmu.Unlock()
 }
 
 // claims reports whether a validity a library returned claims a hold
