@@ -108,6 +108,15 @@ func newLeased(plain, noMargin bool) func(c *RedisClient) Locker {
 
 const leasedEnv = "LOCKSIMTEST_LEASED"
 
+// runLeased runs TestLeasedLock, as which, in a test binary of its own in
+// dir, without minimising, with args.
+func runLeased(dir, which string, args ...string) (string, error) {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false"}, args...)...)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), leasedEnv+"="+which)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // TestLeasedLock is run by TestAnExtendWithoutAnOwnerCheckIsCaught, in a
 // process of its own: CheckRedis with every default.
 func TestLeasedLock(t *testing.T) {
@@ -139,12 +148,7 @@ func TestAnExtendWithoutAnOwnerCheckIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the test binary twice, 300 seeds each")
 	}
-	run := func(which string) (string, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false")
-		cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), leasedEnv+"="+which)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
 	out, err := run("plain")
 	if err == nil || !strings.Contains(out, "locksim: plain-pexpire has a bug") || !strings.Contains(out, "mutual-exclusion at") ||
 		!strings.Contains(out, "extend after its validity ended → granted") {
@@ -166,10 +170,7 @@ func TestFaultsFlagChoosesTheClasses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false", "-locksim.seeds=100"}, args...)...)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), leasedEnv+"=plain")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return runLeased(dir, "plain", append([]string{"-locksim.seeds=100"}, args...)...)
 	}
 	if out, err := run("-locksim.faults=none"); err != nil || !strings.Contains(out, "no bug in 100 seeds") {
 		t.Fatalf("without faults the plain PEXPIRE lock should pass (err %v):\n%s", err, out)
@@ -194,10 +195,7 @@ func TestAValidityWithoutADriftMarginIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the test binary")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false")
-	cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), leasedEnv+"=no-margin")
-	b, err := cmd.CombinedOutput()
-	out := string(b)
+	out, err := runLeased(t.TempDir(), "no-margin")
 	if err == nil || !strings.Contains(out, "locksim: no-margin has a bug") || !strings.Contains(out, "drift") {
 		t.Fatalf("the lock without a drift margin was not caught by the default check, with drifting clocks (err %v):\n%s", err, out)
 	}
@@ -214,12 +212,7 @@ func TestALockThatReportsFailureWhileItHoldsIsCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the test binary twice, 300 seeds each")
 	}
-	run := func(which string) (string, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLeasedLock$", "-test.v", "-locksim.minimize=false")
-		cmd.Dir, cmd.Env = t.TempDir(), append(os.Environ(), leasedEnv+"="+which)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
 	out, err := run("one-try")
 	if err == nil || !strings.Contains(out, "locksim: one-try has a bug") || !strings.Contains(out, "leaked-lock at") ||
 		!strings.Contains(out, "Lock returned failure") {

@@ -2,7 +2,6 @@ package outoftree
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -72,41 +71,11 @@ func TestRedsyncExtendBugIsFoundInTheRealCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds redsync twice in modules of their own")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const seeds = "300" // CheckRedis's default
-	module := func(version string) string {
-		dir := t.TempDir()
-		gomod := "module example.com/rs\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/locksim/locksim v0.0.0\n\tgithub.com/go-redsync/redsync/v4 " + version +
-			"\n)\n\nreplace github.com/locksim/locksim => " + root + "\n"
-		sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, body := range map[string]string{"go.mod": gomod, "go.sum": string(sum), "rs_test.go": redsyncTest} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		tidy := exec.Command("go", "mod", "tidy")
-		tidy.Dir = dir
-		tidy.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := tidy.CombinedOutput(); err != nil {
-			t.Skipf("cannot fetch redsync %s from the module proxy (%v):\n%s", version, err, out)
-		}
-		return dir
-	}
-	gotest := func(dir string, args ...string) (string, error) {
-		cmd := exec.Command("go", append([]string{"test", "-count=1"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	const library = "github.com/go-redsync/redsync/v4"
+	gotest := pairTest
 
-	buggy := module("v4.12.0")
+	buggy := pairModule(t, library, "v4.12.0", redsyncTest)
 	out, err := gotest(buggy, "-run", "^TestRedsync$", ".")
 	if err == nil || !strings.Contains(out, "locksim: redsync has a bug") || !strings.Contains(out, "mutual-exclusion") {
 		t.Fatalf("go test of redsync v4.12.0 did not fail with two holders (err %v):\n%s", err, out)
@@ -132,7 +101,7 @@ func TestRedsyncExtendBugIsFoundInTheRealCode(t *testing.T) {
 		t.Fatalf("the repro file did not replay to the same run (err %v):\n%s", err, again)
 	}
 
-	fixed := module("v4.12.1")
+	fixed := pairModule(t, library, "v4.12.1", redsyncTest)
 	if out, err := gotest(fixed, "-run", "^TestRedsync$", "-v", "."); err != nil || !strings.Contains(out, "no bug in "+seeds+" seeds") {
 		t.Fatalf("go test of redsync v4.12.1 failed on the same seeds (err %v):\n%s", err, out)
 	}
