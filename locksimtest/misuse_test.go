@@ -32,6 +32,9 @@ type leased struct {
 	// so that go-redis's retry of a request whose reply was lost finds it
 	// obtained (without, the retry's SET NX fails on the lock's own key)
 	oneTry, idempotent bool
+	// timeoutIsGrant: a Lock whose caller's deadline passes returns as if
+	// it had the lock (an error dropped on the way out)
+	timeoutIsGrant bool
 }
 
 var setOrOwn = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return 1 end if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 1 end return 0`)
@@ -70,6 +73,9 @@ func (l *leased) Lock(ctx context.Context) (time.Time, error) {
 		}
 		select {
 		case <-ctx.Done():
+			if l.timeoutIsGrant {
+				return l.validity(start), nil
+			}
 			return time.Time{}, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -127,6 +133,12 @@ func TestLeasedLock(t *testing.T) {
 		CheckRedis(t, newLeased(false, false), Name("owner-pexpire"))
 	case "no-margin":
 		CheckRedis(t, newLeased(false, true), Name("no-margin"))
+	case "timeout-is-grant":
+		CheckRedis(t, func(c *RedisClient) Locker {
+			l := newLeased(false, false)(c).(*leased)
+			l.timeoutIsGrant = true
+			return l
+		}, Name("timeout-is-grant"))
 	case "one-try", "one-try-idempotent":
 		CheckRedis(t, func(c *RedisClient) Locker {
 			l := newLeased(false, false)(c).(*leased)
@@ -221,5 +233,20 @@ func TestALockThatReportsFailureWhileItHoldsIsCaught(t *testing.T) {
 	t.Logf("one try:\n%s", out)
 	if out, err := run("one-try-idempotent"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
 		t.Fatalf("the idempotent one-try lock failed the default check (err %v):\n%s", err, out)
+	}
+}
+
+// A Lock that, when its caller's deadline passes, returns as if it held
+// the lock (an error dropped on the way out) is two holders as soon as a
+// caller's deadline is shorter than a retry, as the default misuse draws
+// it; the same lock returning the context's error passes
+// (TestAnExtendWithoutAnOwnerCheckIsCaught's owner-checked lock).
+func TestALockThatTakesItsDeadlineForAGrantIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, err := runLeased(t.TempDir(), "timeout-is-grant")
+	if err == nil || !strings.Contains(out, "locksim: timeout-is-grant has a bug") || !strings.Contains(out, "mutual-exclusion at") {
+		t.Fatalf("the lock that takes its deadline for a grant was not caught with two holders (err %v):\n%s", err, out)
 	}
 }

@@ -110,16 +110,24 @@ func Timeline(w io.Writer, h model.History, plan faults.Plan, v model.Verdict, o
 // timelineLines builds every line of the run, sorted.
 func timelineLines(h model.History, plan faults.Plan, v model.Verdict) []timelineLine {
 	var lines []timelineLine
-	calledAt := map[int]int64{} // client → time of its pending acquire call
+	calledAt := map[int]int64{}   // client → time of its pending acquire call
+	deadlines := map[int]string{} // client → the short deadline its pending acquire was called with
 	own := grantValidity(h)
 	for _, e := range h.Events {
 		if e.Kind == model.AcquireCall {
 			calledAt[e.Client] = e.Time
+			if d, ok := strings.CutPrefix(e.Reason, "deadline "); ok {
+				deadlines[e.Client] = d
+			}
 		}
 		if v, ok := own[e.Seq]; ok {
 			e.ValidUntilTrue = v // the grant's own validity, not the last extend's
 		}
 		text := eventText(e, calledAt)
+		if d, ok := deadlines[e.Client]; ok && e.Kind == model.AcquireReturn {
+			text += ", called with a deadline of " + d
+			delete(deadlines, e.Client)
+		}
 		if text == "" {
 			continue
 		}

@@ -230,8 +230,8 @@ func (c *client) run(ctx context.Context) {
 		c.resume(ctx)
 		c.setOp(model.AcquireCall)
 		called := w.now()
-		c.rec(model.Event{Kind: model.AcquireCall})
-		lctx, cancel := c.deadline(ctx)
+		lctx, cancel, short := c.deadline(ctx)
+		c.rec(model.Event{Kind: model.AcquireCall, Reason: short})
 		until, err := l.Lock(lctx)
 		gaveUp := lctx.Err() != nil // the caller's deadline passed: the outcome is unknown to it
 		cancel()
@@ -488,12 +488,16 @@ func (c *client) chance(ppm faults.PPM) bool {
 // deadline is the context Lock is called with: ctx, or, with the plan's
 // chance of a short deadline (faults.Use.ShortDeadlinePPM), ctx with a
 // deadline at most Deadline away, as a request handler's budget is.
-func (c *client) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+// The third result says so, "deadline 131ms", for the history ("" for
+// none).
+func (c *client) deadline(ctx context.Context) (context.Context, context.CancelFunc, string) {
 	u := c.w.plan.Use
 	if !c.chance(u.ShortDeadlinePPM) {
-		return ctx, func() {}
+		return ctx, func() {}, ""
 	}
-	return context.WithTimeout(ctx, time.Millisecond+time.Duration(c.use.Int64N(int64(u.Deadline))))
+	d := time.Millisecond + time.Duration(c.use.Int64N(int64(u.Deadline)))
+	lctx, cancel := context.WithTimeout(ctx, d)
+	return lctx, cancel, "deadline " + d.Round(time.Millisecond).String()
 }
 
 func (c *client) release(ctx context.Context, l Locker, h *hold) {
