@@ -253,4 +253,7 @@ const (
 	NoExtraLatency    WorldChange = "no-extra-latency"    // neither the plan's extra latency nor the world's slow link
 	OneThreadPerHost  WorldChange = "one-thread-per-host" // every host runs one client thread
 	NoApplicationData WorldChange = "no-application-data" // the application keeps no data in the DHT
+	// The application's misuse of a lock run unmodified (faults.Use).
+	NoLateHolders    WorldChange = "no-late-holders"    // no holder stalls past its validity before it extends or unlocks
+	NoShortDeadlines WorldChange = "no-short-deadlines" // no Lock is called with a deadline shorter than a retry
 )

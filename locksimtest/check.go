@@ -50,6 +50,7 @@ import (
 	"github.com/locksim/locksim/model"
 	"github.com/locksim/locksim/reports"
 	"github.com/locksim/locksim/sim"
+	"github.com/locksim/locksim/sim/cause"
 	"github.com/locksim/locksim/sim/envelope"
 	"github.com/locksim/locksim/sim/explore"
 	"github.com/locksim/locksim/sim/seedrun"
@@ -316,6 +317,9 @@ func reportWith(t *testing.T, target explore.Target, o explore.Outcome, which, k
 		fmt.Fprintf(&b, "plan:  no faults\n")
 	}
 	fmt.Fprintf(&b, "%s\n", o)
+	if why := causeOf(target, o); why != "" {
+		fmt.Fprintf(&b, "cause: %s\n", why)
+	}
 	if len(o.History.Clients) > 0 {
 		opt := reports.TimelineOptions{Around: 2 * time.Second, MaxLines: 60}
 		if *traceFlag {
@@ -389,6 +393,24 @@ func minimizeFound(target explore.Target, o explore.Outcome, iso *explore.Isolat
 		return target, o, "", false // the minimal run must show the same finding, a bug
 	}
 	return m.Target, again, fmt.Sprintf(", minimised from %d to %d faults in %d runs", m.SizeBefore, m.SizeAfter, m.Runs), true
+}
+
+// causeOf is what the failure needs, by counterfactual replay
+// (sim/cause): the fixes of the variant's family that remove each
+// violation, or, for a lock that declares none (every lock on real
+// clients), the world changes (a fault, a world field) without which it
+// does not occur. "" for a run that took or may take its process down, a
+// nondeterministic one (its replays would say nothing), or one followed by
+// a schedule.
+func causeOf(target explore.Target, o explore.Outcome) string {
+	if workerKind(o) || nondeterministic(o) || o.Schedule != nil || !o.Failed() {
+		return ""
+	}
+	a, err := cause.Attribute(target, o, cause.Options{Run: explore.Options{Check: o.CheckOptions()}})
+	if err != nil {
+		return ""
+	}
+	return a.String()
 }
 
 // requestsOf is o's trace, for the requests its timeline shows: o's own,

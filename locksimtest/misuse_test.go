@@ -249,4 +249,8 @@ func TestALockThatTakesItsDeadlineForAGrantIsCaught(t *testing.T) {
 	if err == nil || !strings.Contains(out, "locksim: timeout-is-grant has a bug") || !strings.Contains(out, "mutual-exclusion at") {
 		t.Fatalf("the lock that takes its deadline for a grant was not caught with two holders (err %v):\n%s", err, out)
 	}
+	// The cause line, by counterfactual replay, names the misuse it needs.
+	if !strings.Contains(out, "cause: mutual-exclusion: no-short-deadlines (that world change alone removes it") {
+		t.Fatalf("the failure does not say it needs a short deadline:\n%s", out)
+	}
 }

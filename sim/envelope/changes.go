@@ -21,6 +21,7 @@ var EveryWorldChange = []algorithm.WorldChange{
 	algorithm.NoClockErrors, algorithm.NoTimeZones, algorithm.NoLoss, algorithm.NoDuplicates, algorithm.NoExtraLatency,
 	algorithm.PinnedTopology, algorithm.InstantTopology, algorithm.OneThreadPerHost, algorithm.NoApplicationData,
 	algorithm.ReservedNames, algorithm.UniqueVersions, algorithm.QuarantinedNodes,
+	algorithm.NoLateHolders, algorithm.NoShortDeadlines,
 }
 
 // ChangeWorld applies change c to a seed's world, plan and variant. It
@@ -99,6 +100,10 @@ func changePlanOrConfig(c algorithm.WorldChange, cfg *sim.Config, p *faults.Plan
 		}
 	case algorithm.UniqueVersions:
 		cfg.RestartingVersions = false
+	case algorithm.NoLateHolders:
+		p.Use.LatePPM, p.Use.LateBy = 0, 0
+	case algorithm.NoShortDeadlines:
+		p.Use.ShortDeadlinePPM, p.Use.Deadline = 0, 0
 	default:
 		return false
 	}
