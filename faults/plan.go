@@ -64,16 +64,11 @@ type Use struct {
 	// retry, as a request handler's budget is.
 	ShortDeadlinePPM PPM           `json:"short_deadline_ppm,omitempty"`
 	Deadline         time.Duration `json:"deadline,omitempty"`
-	// RefreshPPM is the chance, per release of a lock that extends, that
-	// a background refresher (a watchdog not stopped first) extends the
-	// lock at the instant its holder unlocks it, the two calls at once.
-	RefreshPPM PPM `json:"refresh_ppm,omitempty"`
 }
 
 // DrawUse is the misuse a seed draws for a lock of TTL ttl: holders that
 // stall past their validity by up to two TTLs in some seeds, short
-// deadlines in others, both in some, and in half of those a refresher that
-// extends as its holder unlocks; none at all in a quarter. It draws from a
+// deadlines in others, both in some, neither in a quarter. It draws from a
 // stream of its own, so the rest of the seed's plan is the same with it as
 // without it.
 func DrawUse(seed uint64, ttl time.Duration) Use {
@@ -95,9 +90,6 @@ func DrawUse(seed uint64, ttl time.Duration) Use {
 	}
 	if u.ShortDeadlinePPM > 0 {
 		u.Deadline = time.Millisecond + time.Duration(r.Int64N(int64(300*time.Millisecond)))
-	}
-	if r.IntN(2) == 0 {
-		u.RefreshPPM = PPM(50_000 + r.IntN(250_000))
 	}
 	return u
 }

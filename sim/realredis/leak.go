@@ -71,18 +71,17 @@ func (w *world) noteSent(c, n int, args [][]byte, now int64) {
 type probe struct {
 	from   int64
 	reason string
-	unlock bool // an Unlock that returned success, not a failed Lock
 	done   chan struct{}
 }
 
 // probeLeak asks the coordinator whether the Lock client c called at from,
 // which returned failure (reason), left the lock in its name; the
 // coordinator records a leak in the history if so.
-func (c *client) probeLeak(from int64, reason string, unlock bool) {
+func (c *client) probeLeak(from int64, reason string) {
 	if c.w.lock.New == nil {
 		return // etcd's leases are the member's, not a key's
 	}
-	p := &probe{from: from, reason: reason, unlock: unlock, done: make(chan struct{})}
+	p := &probe{from: from, reason: reason, done: make(chan struct{})}
 	c.w.post(inboxItem{kind: itemProbe, client: c.idx, probe: p})
 	<-p.done
 }
@@ -127,7 +126,7 @@ func (w *world) answerProbe(it inboxItem) {
 		return
 	}
 	w.hmu.Lock()
-	w.hist.Leaks = append(w.hist.Leaks, model.Leak{Unlock: p.unlock, Client: it.client, Time: now, Nodes: leaked, Asked: asked, Until: until, Reason: p.reason})
+	w.hist.Leaks = append(w.hist.Leaks, model.Leak{Client: it.client, Time: now, Nodes: leaked, Asked: asked, Until: until, Reason: p.reason})
 	w.hmu.Unlock()
 }
 

@@ -243,14 +243,14 @@ func (c *client) run(ctx context.Context) {
 		if err == nil {
 			h := c.grant(until, fencer, "")
 			h = c.critical(ctx, l, ext, fencer, h)
-			c.release(ctx, l, ext, h)
+			c.release(ctx, l, h)
 			if grants++; grants == w.cfg.Acquisitions {
 				return
 			}
 		} else {
 			c.rec(model.Event{Kind: model.AcquireReturn, Reason: errText(err)})
 			if !gaveUp && !unknownOutcome(err) {
-				c.probeLeak(called, errText(err), false)
+				c.probeLeak(called, errText(err))
 			}
 		}
 		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
@@ -500,7 +500,7 @@ func (c *client) deadline(ctx context.Context) (context.Context, context.CancelF
 	return lctx, cancel, "deadline " + d.Round(time.Millisecond).String()
 }
 
-func (c *client) release(ctx context.Context, l Locker, ext Extender, h *hold) {
+func (c *client) release(ctx context.Context, l Locker, h *hold) {
 	c.point(ctx, faults.BeforeRelease, h)
 	if ctx.Err() != nil {
 		return
@@ -514,37 +514,14 @@ func (c *client) release(ctx context.Context, l Locker, ext Extender, h *hold) {
 		return
 	}
 	c.setOp(model.ReleaseCall)
-	called := c.w.now()
 	c.rec(model.Event{Kind: model.ReleaseCall})
-	refresh := ext != nil && c.chance(c.w.plan.Use.RefreshPPM)
-	var refreshed chan model.Extend
-	if refresh {
-		// A refresher not stopped first extends the lock as it is unlocked.
-		refreshed = make(chan model.Extend, 1)
-		go func() {
-			until, err := ext.Extend(ctx)
-			x := model.Extend{Client: c.idx, Called: called, Time: c.w.now(), OK: err == nil, From: h.validUntil, Reason: "a refresher, as its holder unlocked"}
-			if err != nil {
-				x.Reason += ": " + errText(err)
-			} else if !until.IsZero() {
-				x.To = int64(until.Sub(c.w.epoch))
-			}
-			refreshed <- x
-		}()
-	}
 	err := l.Unlock(ctx)
-	if refresh {
-		c.noteExtend(<-refreshed)
-	}
 	c.setOp(0)
 	if ctx.Err() != nil {
 		c.stopped("run ended during release-call")
 		return
 	}
 	c.rec(model.Event{Kind: model.ReleaseReturn, Reason: errText(err)})
-	if refresh && err == nil {
-		c.probeLeak(called, "", true) // released: does the key it wrote still hold the lock?
-	}
 }
 
 // point pauses at a fault point with the plan's probability: PauseFor, or
