@@ -486,7 +486,7 @@ func requestLines(h model.History, v model.Verdict, trace []model.TraceEvent) []
 	order := len(h.Events) + len(h.Moves) + len(h.Items)
 	for _, e := range trace {
 		who, text, client, ok := requestLine(e.What)
-		if !ok || len(involved) > 0 && !involved[client] {
+		if !ok || len(involved) > 0 && !involved[client] && !effective(text) {
 			continue
 		}
 		order++
@@ -564,4 +564,18 @@ func grantValidity(h model.History) map[uint64]int64 {
 		}
 	}
 	return own
+}
+
+// effective reports whether a request line's reply says the request did
+// something: not nil, not 0, not an error.
+func effective(text string) bool {
+	i := strings.LastIndex(text, " => ")
+	if i < 0 {
+		return false
+	}
+	switch r := text[i+4:]; {
+	case r == "(nil)", r == "(integer) 0", strings.HasPrefix(r, "(error)"), strings.HasPrefix(r, "ERR"):
+		return false
+	}
+	return true
 }

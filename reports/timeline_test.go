@@ -189,20 +189,23 @@ func TestTimelineShowsTheDeliveriesThatChangedTheLock(t *testing.T) {
 }
 
 // A real-code run's requests, with their replies, are lines of the node
-// they reached, for the clients the first violation names only, and
-// within the window around it; dials and the resource's lines are not.
+// they reached, for the clients the first violation names, and the
+// others' that did something, within the window around it; refused
+// retries of others, dials and the resource's lines are not.
 func TestTimelineShowsTheRequestsOfTheClientsInvolved(t *testing.T) {
 	h, plan, v := pausedHolder()
 	trace := []model.TraceEvent{
 		{Time: sec(62.010), What: "n0 <- h1/t0: set lock h1/t0-2 px 8000 nx => OK"},
 		{Time: sec(62.011), What: "n1 <- h9/t9: set lock x px 8000 nx => (nil)"},
+		{Time: sec(62.0115), What: "n1 <- h8/t8: del lock => (integer) 1"},
 		{Time: sec(62.012), What: "h1/t0 dials n2: connected"},
 		{Time: sec(62.013), What: "h1/t0->n2 connection lost: a message was lost"},
 		{Time: sec(62.014), What: "resource read by h1/t0 value=0"},
 		{Time: sec(20.000), What: "n0 <- h1/t0: set lock h1/t0-1 px 8000 nx => (nil)"},
 	}
 	got := timeline(t, h, plan, v, TimelineOptions{Around: time.Second, Requests: trace})
-	for _, want := range []string{"n0     ← h1/t0: set lock h1/t0-2 px 8000 nx => OK", "n2     h1/t0's connection lost: a message was lost"} {
+	for _, want := range []string{"n0     ← h1/t0: set lock h1/t0-2 px 8000 nx => OK", "n2     h1/t0's connection lost: a message was lost",
+		"n1     ← h8/t8: del lock => (integer) 1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("timeline lacks %q:\n%s", want, got)
 		}
