@@ -31,18 +31,32 @@ func CheckDeterminism(s Scenario) (uint64, error) {
 	if a.TraceHash == b.TraceHash {
 		return a.TraceHash, nil
 	}
-	line := func(r Result, i int) string {
-		if i >= len(r.Trace) {
-			return "<end>"
+	lines := func(r Result) []string {
+		out := make([]string, len(r.Trace))
+		for i, t := range r.Trace {
+			out[i] = fmtTime(t.Time) + " " + t.What
 		}
-		t := r.Trace[i]
-		return fmtTime(t.Time) + " " + t.What
+		return out
 	}
-	n := max(len(a.Trace), len(b.Trace))
-	for i := 0; i < n; i++ {
-		if la, lb := line(a, i), line(b, i); la != lb {
-			return 0, &DeterminismError{a.TraceHash, b.TraceHash, i, la, lb}
+	i, la, lb := FirstDifference(lines(a), lines(b))
+	return 0, &DeterminismError{a.TraceHash, b.TraceHash, i, la, lb}
+}
+
+// FirstDifference is the first index at which two runs' lines differ, and
+// the line of each there ("<end>" for the one that ended first); -1 and
+// empty lines when they are the same.
+func FirstDifference(a, b []string) (int, string, string) {
+	for i := range max(len(a), len(b)) {
+		x, y := "<end>", "<end>"
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return i, x, y
 		}
 	}
-	return 0, &DeterminismError{a.TraceHash, b.TraceHash, -1, "", ""}
+	return -1, "", ""
 }

@@ -328,18 +328,6 @@ func CheckDeterminism(t *testing.T, sc Scenario) (uint64, error) {
 		}
 		return out
 	}
-	la, lb := lines(a), lines(b)
-	for i := range max(len(la), len(lb)) {
-		x, y := "<end>", "<end>"
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return 0, &sim.DeterminismError{HashA: a.TraceHash, HashB: b.TraceHash, Index: i, LineA: x, LineB: y}
-		}
-	}
-	return 0, &sim.DeterminismError{HashA: a.TraceHash, HashB: b.TraceHash, Index: -1}
+	i, x, y := sim.FirstDifference(lines(a), lines(b))
+	return 0, &sim.DeterminismError{HashA: a.TraceHash, HashB: b.TraceHash, Index: i, LineA: x, LineB: y}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/locksim/locksim/faults"
 	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim"
 )
 
 // Confirm runs first's seed and plan again in this process, with opt (to
@@ -98,23 +99,12 @@ func diverge(a, b Outcome) *Divergence {
 	}
 	la, ta := traceLines(a)
 	lb, _ := traceLines(b)
-	for i := range max(len(la), len(lb)) {
-		x, y := "<end>", "<end>"
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			d := &Divergence{Index: i, LineA: x, LineB: y}
-			if i < len(ta) {
-				d.At = ta[i]
-			}
-			return d
-		}
+	i, x, y := sim.FirstDifference(la, lb)
+	d := &Divergence{Index: i, LineA: x, LineB: y}
+	if i >= 0 && i < len(ta) {
+		d.At = ta[i]
 	}
-	return &Divergence{Index: -1}
+	return d
 }
 
 // traceLines are an outcome's trace and history as lines, with their times.
