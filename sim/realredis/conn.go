@@ -138,7 +138,7 @@ func (c *conn) Write(p []byte) (int, error) {
 			continue
 		}
 		c.sent++
-		c.w.post(inboxItem{conn: c, args: args, at: time.Now()})
+		c.w.post(inboxItem{conn: c, args: args, at: time.Now(), inLock: c.cl().inLock()})
 		posted = true
 	}
 	return len(p), nil

@@ -155,6 +155,9 @@ type inboxItem struct {
 	res          *resourceCall
 	etcd         *emsg
 	probe        *probe
+	// inLock: a request its client sent during a Lock call (leak.go
+	// reads the values only such requests carry)
+	inLock bool
 }
 
 type dialResult struct {
@@ -345,6 +348,7 @@ func (w *world) schedule() {
 	type batch struct {
 		first  inboxItem
 		reqs   [][][]byte
+		inLock []bool // by request: sent during a Lock call
 		at     int64
 		client int
 		node   int
@@ -364,9 +368,10 @@ func (w *world) schedule() {
 		if it.kind == itemRequest {
 			if b := byConn[it.conn]; b != nil {
 				b.reqs = append(b.reqs, it.args)
+				b.inLock = append(b.inLock, it.inLock)
 				continue
 			}
-			b := &batch{first: it, reqs: [][][]byte{it.args}, at: int64(it.at.Sub(w.epoch)),
+			b := &batch{first: it, reqs: [][][]byte{it.args}, inLock: []bool{it.inLock}, at: int64(it.at.Sub(w.epoch)),
 				client: it.conn.client, node: it.conn.node, kind: it.kind, bytes: bytes.Join(it.args, []byte{0})}
 			byConn[it.conn] = b
 			batches = append(batches, b)
@@ -400,8 +405,10 @@ func (w *world) schedule() {
 	for _, b := range batches {
 		switch b.kind {
 		case itemRequest:
-			for _, args := range b.reqs {
-				w.noteSent(b.client, b.node, args, w.now())
+			for i, args := range b.reqs {
+				if b.inLock[i] {
+					w.noteSent(b.client, b.node, args, w.now())
+				}
 				w.sendRequest(b.first.conn, args, w.now())
 			}
 		case itemResource:

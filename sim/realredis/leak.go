@@ -32,27 +32,39 @@ func unknownOutcome(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
-// sentValues is what one client sent: each argument long enough to be a
-// lock value (8 bytes or more), with the last instant it was sent, and the
-// last instant it asked each node anything.
+// sentValues is what one client sent during its Lock calls (the only
+// values a probe asks about, since it asks about the call that failed):
+// each argument long enough to be a lock value (8 bytes or more), with the
+// last instant it was sent, and the last instant it asked each node
+// anything.
 type sentValues struct {
-	at     map[string]int64
-	asked  []int64 // by node; -1: never
-	probed int     // probes answered, for nothing but tests
+	// at holds each value's last instant by pointer: a value sent again
+	// (a retry, a release) is updated through a lookup, which makes no
+	// string of the bytes; only a value new to the client allocates.
+	at    map[string]*int64
+	asked []int64 // by node; -1: never
 }
 
 // minValueLen is the shortest argument taken for a lock value: shorter
 // ones ("1", "NX", a TTL) are no one's.
 const minValueLen = 8
 
-// noteSent records what client c sent node n at now.
+// inLock reports whether the client is inside a Lock call: read by the
+// library's goroutine that writes a request, as it writes it.
+func (c *client) inLock() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.op == model.AcquireCall
+}
+
+// noteSent records what client c sent node n at now, during a Lock call.
 func (w *world) noteSent(c, n int, args [][]byte, now int64) {
 	if w.sent == nil {
 		w.sent = make([]sentValues, len(w.clients))
 	}
 	s := &w.sent[c]
 	if s.at == nil {
-		s.at = map[string]int64{}
+		s.at = map[string]*int64{}
 		s.asked = make([]int64, len(w.nodes))
 		for i := range s.asked {
 			s.asked[i] = -1
@@ -60,9 +72,15 @@ func (w *world) noteSent(c, n int, args [][]byte, now int64) {
 	}
 	s.asked[n] = now
 	for _, a := range args[1:] {
-		if len(a) >= minValueLen {
-			s.at[string(a)] = now
+		if len(a) < minValueLen {
+			continue
 		}
+		if at := s.at[string(a)]; at != nil {
+			*at = now
+			continue
+		}
+		at := now
+		s.at[string(a)] = &at
 	}
 }
 
@@ -96,9 +114,7 @@ func (w *world) answerProbe(it inboxItem) {
 		return
 	}
 	now := w.now()
-	mine := w.sent[it.client]
-	mine.probed++
-	w.sent[it.client] = mine
+	mine := &w.sent[it.client]
 	var asked int
 	var leaked []string
 	var until int64
@@ -112,7 +128,7 @@ func (w *world) answerProbe(it inboxItem) {
 		}
 		local := int64(n.local(now))
 		for _, e := range n.store.Keys(local) {
-			if at, ok := mine.at[e.Value]; !ok || at < p.from || w.sentByOther(it.client, e.Value) {
+			if at := mine.at[e.Value]; at == nil || *at < p.from || w.sentByOther(it.client, e.Value) {
 				continue
 			}
 			leaked = append(leaked, fmt.Sprintf("n%d", i))
