@@ -388,6 +388,7 @@ func minimizeFound(target explore.Target, o explore.Outcome, iso *explore.Isolat
 	}
 	opt := explore.DefaultOptions()
 	opt.Keep = true
+	opt.Trace = target.Runner != nil // its requests, for the timeline (requestsOf), in this one run
 	again, err := explore.RunPlan(m.Target, o.Seed, m.Outcome.Plan, opt)
 	if err != nil || !again.Failed() || !bugOf(again, kind) {
 		return target, o, "", false // the minimal run must show the same finding, a bug
