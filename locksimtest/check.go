@@ -102,6 +102,7 @@ type settings struct {
 	name         string
 	envelope     *algorithm.Envelope
 	redisOptions func(*redis.Options)
+	retry        *RetryPromise
 }
 
 // Faults names the fault classes each seed draws from, comma-separated,

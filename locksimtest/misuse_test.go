@@ -35,6 +35,11 @@ type leased struct {
 	// timeoutIsGrant: a Lock whose caller's deadline passes returns as if
 	// it had the lock (an error dropped on the way out)
 	timeoutIsGrant bool
+	// budget: Lock retries for this long, then reports "not obtained";
+	// spent: the mistake of bsm/redislock v0.9.0, a backoff whose wait is
+	// never applied, so the retries are spent at once
+	budget time.Duration
+	spent  bool
 }
 
 var setOrOwn = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return 1 end if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 1 end return 0`)
@@ -58,18 +63,23 @@ func (l *leased) validity(start time.Time) time.Time {
 }
 
 func (l *leased) Lock(ctx context.Context) (time.Time, error) {
-	for {
+	called := time.Now()
+	for tries := 1; ; tries++ {
 		start := time.Now()
 		l.value = fmt.Sprintf("%s-%016x", l.name, l.next())
 		ok, err := l.try(ctx)
 		if err == nil && ok {
 			return l.validity(start), nil
 		}
-		if l.oneTry {
+		if l.oneTry || l.budget > 0 && (l.spent && tries == 3 || time.Since(called) >= l.budget) {
 			if err == nil {
 				err = errors.New("not obtained")
 			}
 			return time.Time{}, err
+		}
+		wait := 100 * time.Millisecond
+		if l.spent {
+			wait = time.Millisecond
 		}
 		select {
 		case <-ctx.Done():
@@ -77,7 +87,7 @@ func (l *leased) Lock(ctx context.Context) (time.Time, error) {
 				return l.validity(start), nil
 			}
 			return time.Time{}, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
 		}
 	}
 }
@@ -145,6 +155,13 @@ func TestLeasedLock(t *testing.T) {
 			l.oneTry, l.idempotent = true, os.Getenv(leasedEnv) == "one-try-idempotent"
 			return l
 		}, Name(os.Getenv(leasedEnv)))
+	case "budget", "budget-spent":
+		CheckRedis(t, func(c *RedisClient) Locker {
+			l := newLeased(false, false)(c).(*leased)
+			l.budget, l.spent = 2*time.Second, os.Getenv(leasedEnv) == "budget-spent"
+			l.idempotent = true // no leak on a lost reply: the lock under test only gives up
+			return l
+		}, Name(os.Getenv(leasedEnv)), Retries(2*time.Second, 250*time.Millisecond))
 	default:
 		t.Skip("run by TestAnExtendWithoutAnOwnerCheckIsCaught")
 	}
@@ -252,5 +269,26 @@ func TestALockThatTakesItsDeadlineForAGrantIsCaught(t *testing.T) {
 	// The cause line, by counterfactual replay, names the misuse it needs.
 	if !strings.Contains(out, "cause: mutual-exclusion: no-short-deadlines (that world change alone removes it") {
 		t.Fatalf("the failure does not say it needs a short deadline:\n%s", out)
+	}
+}
+
+// A Lock that promises to retry for two seconds but spends its tries at
+// once (bsm/redislock v0.9.0's backoff that never waited) reports "not
+// obtained" while the lock is about to be free: the default check, told
+// the promise (Retries), reports it as gave-up-while-free; the same lock
+// waiting between its tries passes the same seeds.
+func TestALockThatGivesUpWhileTheLockIsFreeIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary twice, 300 seeds each")
+	}
+	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
+	out, err := run("budget-spent")
+	if err == nil || !strings.Contains(out, "locksim: budget-spent has a bug") || !strings.Contains(out, "gave-up-while-free at") ||
+		!strings.Contains(out, "gave up while the lock was acquirable") {
+		t.Fatalf("the lock that spends its retries at once was not caught giving up while the lock was free (err %v):\n%s", err, out)
+	}
+	t.Logf("retries spent at once:\n%s", out)
+	if out, err := run("budget"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
+		t.Fatalf("the lock that waits between its tries failed the default check (err %v):\n%s", err, out)
 	}
 }

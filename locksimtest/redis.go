@@ -2,7 +2,9 @@ package locksimtest
 
 import (
 	"flag"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -47,6 +49,27 @@ func Envelope(e algorithm.Envelope) Option { return func(s *settings) { s.envelo
 // the dialer and switches go-redis's retry backoff jitter off afterwards
 // (it draws from the global math/rand).
 func RedisOptions(f func(*redis.Options)) Option { return func(s *settings) { s.redisOptions = f } }
+
+// RetryPromise is what a Lock promises about trying again (Retries).
+type RetryPromise = realredis.Retry
+
+// Retries states what your Lock promises about trying again before it
+// reports failure: it keeps trying for at least forAtLeast after it is
+// called (or until its caller's deadline), never waiting longer than gap
+// between two tries (its retry delay plus the time a failed try takes).
+// A Lock that then returns failure sooner, while the lock stays free long
+// enough that a try would have got it, is a gave-up-while-free finding
+// (realredis.Retry). Without it, Lock promises one try and is not judged
+// so.
+func Retries(forAtLeast, gap time.Duration) Option {
+	return func(s *settings) {
+		r := realredis.Retry{For: forAtLeast, Gap: gap}
+		if err := r.Validate(); err != nil {
+			s.err = fmt.Errorf("locksimtest.Retries: %v", err)
+		}
+		s.retry = &r
+	}
+}
 
 // CheckRedis breaks a lock built on real Redis clients: your own wiring of
 // redsync, redislock or plain go-redis, unmodified, against simulated Redis
@@ -101,6 +124,9 @@ func CheckLock(t *testing.T, lock realredis.Lock, opts ...Option) {
 	}
 	if s.envelope != nil {
 		lock.Envelope = *s.envelope
+	}
+	if s.retry != nil {
+		lock.Retry = *s.retry
 	}
 	cfg := realredis.DefaultConfig()
 	if lock.NewEtcd != nil {

@@ -162,6 +162,12 @@ type History struct {
 	// the lock on most of the nodes it asked (real code: sim/realredis
 	// reads the nodes as the call returns), in time order.
 	Leaks []Leak `json:"leaks,omitempty"`
+	// GaveUps are the times a Lock that promises to keep trying returned
+	// failure before its promise was up, and the lock then stayed free,
+	// within the promise, long enough that a try would have got it (real
+	// code: sim/realredis reads the nodes after the call returns), in
+	// time order.
+	GaveUps []GaveUp `json:"gave_ups,omitempty"`
 	// Unsupported names the commands the lock sent that the simulator does
 	// not simulate (a simulated Redis node answered each with Redis's
 	// unknown-command error), sorted.
@@ -190,6 +196,25 @@ type Leak struct {
 	Asked  int      `json:"asked"`
 	Until  int64    `json:"until,omitempty"`  // 0: the key does not expire
 	Reason string   `json:"reason,omitempty"` // the failure Lock returned
+}
+
+// GaveUp is a Lock by Client, called at Called, that returned failure at
+// Time (Reason) although it promises to keep trying until Promised, while
+// the lock was free on Nodes (of the Asked nodes it asked in that call,
+// a majority, each up and reachable from its host) from FreeFrom to
+// FreeTo, longer than Gap, the longest wait between tries it promises,
+// plus two round trips: any try in that stretch would have got it.
+type GaveUp struct {
+	Client   int      `json:"c"`
+	Called   int64    `json:"called"`
+	Time     int64    `json:"t"`
+	Promised int64    `json:"promised"`
+	Gap      int64    `json:"gap"`
+	FreeFrom int64    `json:"free_from"`
+	FreeTo   int64    `json:"free_to"`
+	Nodes    []string `json:"nodes"`
+	Asked    int      `json:"asked"`
+	Reason   string   `json:"reason,omitempty"`
 }
 
 // Reach is a stretch of true time, [From, To), during which a client
@@ -299,6 +324,11 @@ const (
 	// lock in its client's name on most of the nodes it asked (History.Leaks):
 	// a grant the library reported as a failure.
 	LeakedLock ViolationKind = "leaked-lock"
+	// GaveUpWhileFree: a Lock that promises to keep trying (a retry
+	// budget) returned failure before its budget was up, and the lock was
+	// then free long enough within the budget that a try would have got
+	// it (History.GaveUps): a Lock that gives up while the lock is free.
+	GaveUpWhileFree ViolationKind = "gave-up-while-free"
 	// Nondeterminism: the same seed, world and plan ran another way when
 	// run again: the lock drew on something the simulator does not control
 	// (math/rand/v2's global functions, crypto/rand, time read outside the
@@ -322,7 +352,9 @@ func (k ViolationKind) IsProcessDeath() bool {
 
 // IsLiveness reports whether the kind is a liveness violation: a wait or
 // an item left behind.
-func (k ViolationKind) IsLiveness() bool { return k == Liveness || k == Leftover || k == LeakedLock }
+func (k ViolationKind) IsLiveness() bool {
+	return k == Liveness || k == Leftover || k == LeakedLock || k == GaveUpWhileFree
+}
 
 // Violation is one thing that went wrong, with enough to find it in a timeline.
 type Violation struct {

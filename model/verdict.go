@@ -92,6 +92,16 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 			}
 		}
 	}
+	if len(h.GaveUps) > 0 && !opts.SkipLiveness {
+		gave := gaveUpViolation(h, 0)
+		gave.Count = len(h.GaveUps)
+		v.Violations = append(v.Violations, gave)
+		if later != nil {
+			for i := range h.GaveUps[1:] {
+				v.Later = append(v.Later, gaveUpViolation(h, i+1))
+			}
+		}
+	}
 	for i := range v.Violations {
 		if v.Violations[i].Count == 1 {
 			v.Violations[i].Count = 0 // said only of a kind that broke more than once
@@ -124,7 +134,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, LeakedLock, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, LeakedLock, GaveUpWhileFree, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}
@@ -180,4 +190,20 @@ func leakViolation(h History, i int) Violation {
 	return Violation{Kind: LeakedLock, Time: l.Time, Clients: []int{l.Client},
 		Story: fmt.Sprintf("%s's Lock returned failure at %s%s while the key it wrote held the lock in its name on %s (%d of the %d nodes it asked), %s: a grant reported as a failure, which no one releases",
 			clientName(h, l.Client), Seconds(l.Time), why, strings.Join(l.Nodes, ", "), len(l.Nodes), l.Asked, until)}
+}
+
+// gaveUpViolation reports the i-th Lock that gave up before its retry
+// budget was up while the lock was free. Its Time is the return, its End
+// when the free stretch had lasted a retry gap and two round trips: a
+// breach before then is one the call lived through.
+func gaveUpViolation(h History, i int) Violation {
+	g := h.GaveUps[i]
+	why := ""
+	if g.Reason != "" {
+		why = " (" + g.Reason + ")"
+	}
+	return Violation{Kind: GaveUpWhileFree, Time: g.Time, End: g.FreeTo, Clients: []int{g.Client},
+		Story: fmt.Sprintf("%s's Lock, called at %s, returned failure at %s%s, %s into a retry budget that runs to %s; the lock was then free on %s (%d of the %d nodes it asked, up and reachable) from %s to %s, longer than its longest wait between tries (%s) and two round trips: a Lock that gave up while the lock was acquirable",
+			clientName(h, g.Client), Seconds(g.Called), Seconds(g.Time), why, Seconds(g.Time-g.Called), Seconds(g.Promised),
+			strings.Join(g.Nodes, ", "), len(g.Nodes), g.Asked, Seconds(g.FreeFrom), Seconds(g.FreeTo), Seconds(g.Gap))}
 }

@@ -292,6 +292,71 @@ func TestLock(t *testing.T) {
 }
 `
 
+// redislockBackoffTest wires bsm/redislock before Options.Token (its
+// tokens come from crypto/rand, which locksim seeds per run) with the
+// retry strategy its README suggests: an exponential backoff from 16 ms
+// to 512 ms, twelve retries, a promise of about 3 s of trying
+// (16+16+16+32+64+128+256+5×512 ms), never more than a 512 ms backoff and
+// a try apart, stated to the check with Retries. Releases before v0.9.4
+// also obtain by plain SET NX, which leaks the lock when go-redis retries
+// a SET whose reply was lost (TestRedislockLostReplyLeaksTheLock): the
+// wiring turns go-redis's own retries off, as a user who knows that bug
+// deploys it, so that the check judges the backoff alone.
+const redislockBackoffTest = `package rs
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locksim/locksim/locksimtest"
+)
+
+type lock struct {
+	c    *locksimtest.RedisClient
+	cl   *redislock.Client
+	lock *redislock.Lock
+}
+
+func newLock(c *locksimtest.RedisClient) locksimtest.Locker {
+	return &lock{c: c, cl: redislock.New(c.Nodes[0])}
+}
+
+func (l *lock) validity(start time.Time) time.Time {
+	return start.Add(l.c.TTL - l.c.TTL/100 - 2*time.Millisecond)
+}
+
+func (l *lock) Lock(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	backoff := redislock.LimitRetry(redislock.ExponentialBackoff(16*time.Millisecond, 512*time.Millisecond), 12)
+	lk, err := l.cl.Obtain(ctx, "resource-lock", l.c.TTL, &redislock.Options{RetryStrategy: backoff})
+	if err != nil {
+		return time.Time{}, err
+	}
+	l.lock = lk
+	return l.validity(start), nil
+}
+
+func (l *lock) Unlock(ctx context.Context) error { return l.lock.Release(ctx) }
+
+func (l *lock) Extend(ctx context.Context) (time.Time, error) {
+	start := time.Now()
+	if err := l.lock.Refresh(ctx, l.c.TTL, nil); err != nil {
+		return time.Time{}, err
+	}
+	return l.validity(start), nil
+}
+
+func TestLock(t *testing.T) {
+	locksimtest.CheckRedis(t, newLock, locksimtest.Name("redislock"),
+		locksimtest.Retries(3*time.Second, 640*time.Millisecond),
+		locksimtest.RedisOptions(func(o *redis.Options) { o.MaxRetries = -1 }))
+}
+`
+
 // pairModule is a module of its own at dir that requires locksim (this
 // tree) and the given library version, with test as its only file; it
 // skips the test when the module proxy cannot serve the version.
@@ -413,6 +478,20 @@ func TestRedislockLostReplyLeaksTheLock(t *testing.T) {
 		t.Skip("builds redislock twice in modules of their own")
 	}
 	tellApart(t, "github.com/bsm/redislock", "v0.9.3", "v0.9.4", redislockTest, "redislock", []string{"leaked-lock at", "not obtained"})
+}
+
+// bsm/redislock v0.8.2 moved Obtain's backoff to a ticker made at the
+// first backoff and never reset (PR #52), so an exponential backoff's
+// retries came at its shortest wait and were spent at once: Obtain gave
+// up after a fraction of the time its strategy promised, while the lock
+// was about to be free. v0.9.1 (PR #58) resets the ticker. The default
+// check, told the strategy's promise, reports v0.9.0's Lock giving up
+// while the lock was free, and passes v0.9.1.
+func TestRedislockBackoffGivesUpEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds redislock twice in modules of their own")
+	}
+	tellApart(t, "github.com/bsm/redislock", "v0.9.0", "v0.9.1", redislockBackoffTest, "redislock", []string{"gave-up-while-free at", "not obtained"})
 }
 
 // tellApart checks a released bug/fix pair: the buggy release fails the

@@ -118,6 +118,10 @@ type Lock struct {
 	// Envelope is what the lock promises and assumes of the world, as for
 	// any variant.
 	Envelope algorithm.Envelope
+	// Retry is what Lock promises about trying again before it reports
+	// failure (zero: nothing, one try): a Lock that gives up sooner while
+	// the lock is free is a finding (Retry).
+	Retry Retry
 	// Options, when set, adjusts the go-redis options of every client
 	// (timeouts, pool size, retries) to match the deployment. Determinism
 	// needs Dialer and MinRetryBackoff as locksim sets them: they are set

@@ -48,6 +48,8 @@ type world struct {
 	conns      int          // dialled so far
 	requests   int64        // sent by the clients
 	sent       []sentValues // by client: what each sent, for leak probes (leak.go)
+	watches    []freeWatch  // Locks that gave up before their promise was up (gaveup.go)
+	grants     uint64       // grants recorded so far (under hmu): a watch's free stretch has none
 	// quarantine: a restarted node stays down one TTL more (the lock's
 	// envelope relies on it and the plan did not lapse it).
 	quarantine bool
@@ -624,6 +626,7 @@ const (
 	evEtcdDown   // the member's reaches the client
 	evEtcdDetect // gRPC's keep-alive gives a dead connection up
 	evExpiry     // the member's lessor looks for expired leases
+	evWatch      // a look at the nodes a Lock that gave up early asked (gaveup.go)
 )
 
 type event struct {

@@ -87,19 +87,23 @@ func (w *world) noteSent(c, n int, args [][]byte, now int64) {
 // probe is a client's question as its Lock returned failure: did the
 // call, begun at from, leave its key holding the lock?
 type probe struct {
-	from   int64
-	reason string
-	done   chan struct{}
+	from     int64
+	deadline int64 // the caller's deadline, true time (0: none)
+	reason   string
+	done     chan struct{}
 }
 
 // probeLeak asks the coordinator whether the Lock client c called at from,
 // which returned failure (reason), left the lock in its name; the
-// coordinator records a leak in the history if so.
-func (c *client) probeLeak(from int64, reason string) {
+// coordinator records a leak in the history if so, and, when the call
+// returned before the lock's retry promise was up, watches whether the
+// lock was free while the promise ran (gaveup.go). deadline is the call's
+// deadline in true time (0: none).
+func (c *client) probeLeak(from, deadline int64, reason string) {
 	if c.w.lock.New == nil {
 		return // etcd's leases are the member's, not a key's
 	}
-	p := &probe{from: from, reason: reason, done: make(chan struct{})}
+	p := &probe{from: from, deadline: deadline, reason: reason, done: make(chan struct{})}
 	c.w.post(inboxItem{kind: itemProbe, client: c.idx, probe: p})
 	<-p.done
 }
@@ -139,6 +143,7 @@ func (w *world) answerProbe(it inboxItem) {
 		}
 	}
 	if asked == 0 || 2*len(leaked) <= asked {
+		w.watchGaveUp(it.client, p, now)
 		return
 	}
 	w.hmu.Lock()

@@ -225,6 +225,8 @@ func (w *world) process(e *event) {
 		w.breakEtcd(e.etr, now, "keep-alive unanswered", "transport is closing")
 	case evExpiry:
 		w.expireLeases(now)
+	case evWatch:
+		w.lookFree(e.idx, now)
 	}
 }
 

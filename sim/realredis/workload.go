@@ -232,6 +232,10 @@ func (c *client) run(ctx context.Context) {
 		called := w.now()
 		lctx, cancel, short := c.deadline(ctx)
 		c.rec(model.Event{Kind: model.AcquireCall, Reason: short})
+		var deadline int64 // true time; 0: none
+		if dl, ok := lctx.Deadline(); ok {
+			deadline = int64(dl.Sub(w.epoch))
+		}
 		until, err := l.Lock(lctx)
 		gaveUp := lctx.Err() != nil // the caller's deadline passed: the outcome is unknown to it
 		cancel()
@@ -250,7 +254,7 @@ func (c *client) run(ctx context.Context) {
 		} else {
 			c.rec(model.Event{Kind: model.AcquireReturn, Reason: errText(err)})
 			if !gaveUp && !unknownOutcome(err) {
-				c.probeLeak(called, errText(err))
+				c.probeLeak(called, deadline, errText(err))
 			}
 		}
 		c.sleep(ctx, c.between(w.cfg.ThinkMin, w.cfg.ThinkMax))
@@ -274,6 +278,9 @@ func (c *client) grant(until time.Time, fencer Fencer, reason string) *hold {
 	}
 	ev.Time = h.granted
 	c.rec(ev)
+	w.hmu.Lock()
+	w.grants++
+	w.hmu.Unlock()
 	h.grantEvent = len(c.events) - 1
 	c.mu.Lock()
 	c.cur = h

@@ -1,0 +1,163 @@
+package realredis
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/locksim/locksim/model"
+	"github.com/locksim/locksim/sim/redisnode"
+)
+
+// Retry is what a lock's Lock promises about trying again before it
+// reports failure: it keeps trying for at least For after it is called
+// (or until its caller's deadline, if that is sooner), and never waits
+// longer than Gap between two tries (its retry delay, plus the time a
+// failed try takes). redsync's defaults (32 tries, 50 to 250 ms apart)
+// promise about For 1.5 s, Gap 250 ms plus a try's timeout; a lock with no
+// retries promises nothing (the zero Retry) and is not judged so.
+//
+// A Lock that returns a definite failure (not a network error, not its
+// caller's deadline) before For is up is watched: the coordinator reads
+// the nodes it asked in that call, as the probe for a leaked lock does,
+// every few milliseconds until the promise ends. If a majority of them is
+// up, reachable from its host and free of every lock value for longer
+// than Gap plus two round trips at the network's slowest, with no grant
+// to anyone in between, any try the promise owed would have got the
+// lock: a model.GaveUpWhileFree finding. A lossy network (loss of
+// requests or replies) can defeat any number of tries, so a plan with
+// loss is not judged.
+type Retry struct {
+	For time.Duration
+	Gap time.Duration
+}
+
+// Validate reports a promise that makes no sense.
+func (r Retry) Validate() error {
+	switch {
+	case r.For < 0 || r.Gap < 0:
+		return fmt.Errorf("retry promise: for (%s) and gap (%s) must not be negative", r.For, r.Gap)
+	case r.For > 0 && r.Gap == 0:
+		return fmt.Errorf("retry promise: a lock that tries for %s must say the longest wait between its tries (gap)", r.For)
+	}
+	return nil
+}
+
+// freeWatch is the coordinator's watch over the nodes a Lock asked, after
+// it gave up before its promise was up.
+type freeWatch struct {
+	client           int
+	called, returned int64
+	until            int64 // the promise's end, true time
+	need, step       int64 // how long free counts; how often it looks
+	asked            []int // the nodes the call asked
+	reason           string
+	since            int64  // free since (-1: not free at the last look)
+	grants           uint64 // w.grants at since
+	done             bool
+}
+
+// watchGaveUp starts watching after the failed Lock of probe p (client
+// c), when the lock promises retries that p returned before the end of.
+func (w *world) watchGaveUp(c int, p *probe, now int64) {
+	r := w.lock.Retry
+	if r.For <= 0 || w.plan.Network.LossPPM > 0 || w.plan.Network.ReplyLossPPM > 0 || 2*w.cfg.LatencyMin > w.cfg.RPCTimeout {
+		return
+	}
+	until := p.from + int64(r.For)
+	if p.deadline > 0 {
+		until = min(until, p.deadline)
+	}
+	until = min(until, w.end)
+	oneWay := int64(w.cfg.LatencyMax + w.cfg.LatencyTail + w.plan.Network.ExtraLatencyMax + w.cfg.SlowExtra)
+	need := int64(r.Gap) + 4*oneWay + int64(time.Millisecond)
+	if now+need > until {
+		return
+	}
+	f := freeWatch{client: c, called: p.from, returned: now, until: until, need: need,
+		step: min(max(need/8, int64(time.Millisecond)), int64(50*time.Millisecond)), reason: p.reason, since: -1}
+	for i, at := range w.sent[c].asked {
+		if at >= p.from {
+			f.asked = append(f.asked, i)
+		}
+	}
+	if len(f.asked) == 0 {
+		return
+	}
+	w.watches = append(w.watches, f)
+	w.push(&event{at: now, kind: evWatch, idx: len(w.watches) - 1})
+}
+
+// lookFree is one look of watch i at now.
+func (w *world) lookFree(i int, now int64) {
+	f := &w.watches[i]
+	if f.done || w.ended {
+		return
+	}
+	free := w.freeNodes(f, now)
+	w.hmu.Lock()
+	grants := w.grants
+	w.hmu.Unlock()
+	switch {
+	case 2*len(free) <= len(f.asked):
+		f.since = -1
+	case f.since < 0 || grants != f.grants:
+		f.since, f.grants = now, grants
+	}
+	if f.since >= 0 && now-f.since >= f.need {
+		f.done = true
+		names := make([]string, len(free))
+		for j, n := range free {
+			names[j] = fmt.Sprintf("n%d", n)
+		}
+		w.hmu.Lock()
+		w.hist.GaveUps = append(w.hist.GaveUps, model.GaveUp{Client: f.client, Called: f.called, Time: f.returned,
+			Promised: f.until, Gap: int64(w.lock.Retry.Gap), FreeFrom: f.since, FreeTo: now,
+			Nodes: names, Asked: len(f.asked), Reason: f.reason})
+		w.hmu.Unlock()
+		return
+	}
+	next := now + f.step
+	if from := cmpOr(f.since, next); from+f.need > f.until {
+		return // no stretch long enough fits in the promise any more
+	}
+	w.push(&event{at: next, kind: evWatch, idx: i})
+}
+
+// cmpOr is a when it is set (not negative), else b.
+func cmpOr(a, b int64) int64 {
+	if a >= 0 {
+		return a
+	}
+	return b
+}
+
+// freeNodes are the nodes watch f's call asked that, at now, are up, not
+// clogged, reachable from its client's host both ways, and hold no live
+// key whose value any client sent during a Lock (no lock item).
+func (w *world) freeNodes(f *freeWatch, now int64) []int {
+	host := w.clients[f.client].host
+	var free []int
+	for _, i := range f.asked {
+		n := w.nodes[i]
+		if n.down > 0 || n.clogUntil > now || w.cut(host, i, true) || w.cut(host, i, false) {
+			continue
+		}
+		if !slices.ContainsFunc(n.store.Keys(int64(n.local(now))), func(e redisnode.Entry) bool { return w.lockValue(e.Value) }) {
+			free = append(free, i)
+		}
+	}
+	return free
+}
+
+// lockValue reports whether some client sent value during a Lock call.
+func (w *world) lockValue(value string) bool {
+	for i := range w.sent {
+		if w.sent[i].at != nil {
+			if _, ok := w.sent[i].at[value]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
