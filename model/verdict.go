@@ -82,25 +82,9 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 			v.Violations = append(v.Violations, left)
 		}
 	}
-	if len(h.Leaks) > 0 && !opts.SkipLiveness {
-		leak := leakViolation(h, 0)
-		leak.Count = len(h.Leaks)
-		v.Violations = append(v.Violations, leak)
-		if later != nil {
-			for i := range h.Leaks[1:] {
-				v.Later = append(v.Later, leakViolation(h, i+1))
-			}
-		}
-	}
-	if len(h.GaveUps) > 0 && !opts.SkipLiveness {
-		gave := gaveUpViolation(h, 0)
-		gave.Count = len(h.GaveUps)
-		v.Violations = append(v.Violations, gave)
-		if later != nil {
-			for i := range h.GaveUps[1:] {
-				v.Later = append(v.Later, gaveUpViolation(h, i+1))
-			}
-		}
+	if !opts.SkipLiveness {
+		recorded(&v, later != nil, h, len(h.Leaks), leakViolation)
+		recorded(&v, later != nil, h, len(h.GaveUps), gaveUpViolation)
 	}
 	for i := range v.Violations {
 		if v.Violations[i].Count == 1 {
@@ -206,4 +190,18 @@ func gaveUpViolation(h History, i int) Violation {
 		Story: fmt.Sprintf("%s's Lock, called at %s, returned failure at %s%s, %s into a retry budget that runs to %s; the lock was then free on %s (%d of the %d nodes it asked, up and reachable) from %s to %s, longer than its longest wait between tries (%s) and two round trips: a Lock that gave up while the lock was acquirable",
 			clientName(h, g.Client), Seconds(g.Called), Seconds(g.Time), why, Seconds(g.Time-g.Called), Seconds(g.Promised),
 			strings.Join(g.Nodes, ", "), len(g.Nodes), g.Asked, Seconds(g.FreeFrom), Seconds(g.FreeTo), Seconds(g.Gap))}
+}
+
+// recorded adds the first of n violations the run recorded (the i-th made
+// by violation), counted, and, with every, the rest to v.Later.
+func recorded(v *Verdict, every bool, h History, n int, violation func(History, int) Violation) {
+	if n == 0 {
+		return
+	}
+	first := violation(h, 0)
+	first.Count = n
+	v.Violations = append(v.Violations, first)
+	for i := 1; every && i < n; i++ {
+		v.Later = append(v.Later, violation(h, i))
+	}
 }

@@ -118,18 +118,14 @@ func (w *world) lookFree(i int, now int64) {
 		return
 	}
 	next := now + f.step
-	if from := cmpOr(f.since, next); from+f.need > f.until {
+	from := next
+	if f.since >= 0 {
+		from = f.since
+	}
+	if from+f.need > f.until {
 		return // no stretch long enough fits in the promise any more
 	}
 	w.push(&event{at: next, kind: evWatch, idx: i})
-}
-
-// cmpOr is a when it is set (not negative), else b.
-func cmpOr(a, b int64) int64 {
-	if a >= 0 {
-		return a
-	}
-	return b
 }
 
 // freeNodes are the nodes watch f's call asked that, at now, are up, not
