@@ -40,6 +40,9 @@ type leased struct {
 	// never applied, so the retries are spent at once
 	budget time.Duration
 	spent  bool
+	// backoff: the wait doubles from 25 ms after each failed try, capped
+	// at 200 ms, or, the mistake (uncapped), never capped
+	backoff, uncapped bool
 }
 
 var setOrOwn = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return 1 end if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return 1 end return 0`)
@@ -78,8 +81,14 @@ func (l *leased) Lock(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 		wait := 100 * time.Millisecond
-		if l.spent {
+		switch {
+		case l.spent:
 			wait = time.Millisecond
+		case l.backoff:
+			wait = 25 * time.Millisecond << min(tries-1, 20)
+			if !l.uncapped {
+				wait = min(wait, 200*time.Millisecond)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -162,6 +171,13 @@ func TestLeasedLock(t *testing.T) {
 			l.idempotent = true // no leak on a lost reply: the lock under test only gives up
 			return l
 		}, Name(os.Getenv(leasedEnv)), Retries(2*time.Second, 250*time.Millisecond))
+	case "backoff", "backoff-uncapped":
+		CheckRedis(t, func(c *RedisClient) Locker {
+			l := newLeased(false, false)(c).(*leased)
+			l.budget, l.backoff, l.uncapped = 10*time.Second, true, os.Getenv(leasedEnv) == "backoff-uncapped"
+			l.idempotent = true
+			return l
+		}, Name(os.Getenv(leasedEnv)), Retries(10*time.Second, 250*time.Millisecond))
 	default:
 		t.Skip("run by TestAnExtendWithoutAnOwnerCheckIsCaught")
 	}
@@ -290,5 +306,27 @@ func TestALockThatGivesUpWhileTheLockIsFreeIsCaught(t *testing.T) {
 	t.Logf("retries spent at once:\n%s", out)
 	if out, err := run("budget"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
 		t.Fatalf("the lock that waits between its tries failed the default check (err %v):\n%s", err, out)
+	}
+}
+
+// A Lock whose backoff was meant to be capped at 200 ms but is not (its
+// waits double for as long as it waits) promises a try at least every
+// 250 ms and then sleeps through a free lock: the default check, told the
+// promise, reports it as starved-while-free (per-client starvation against
+// the promise, which is also the lock's failover bound); the same lock
+// with its cap passes the same seeds.
+func TestALockThatSleepsThroughAFreeLockIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary twice, 300 seeds each")
+	}
+	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
+	out, err := run("backoff-uncapped")
+	if err == nil || !strings.Contains(out, "locksim: backoff-uncapped has a bug") || !strings.Contains(out, "starved-while-free at") ||
+		!strings.Contains(out, "a Lock that stopped trying") {
+		t.Fatalf("the lock whose backoff has no cap was not caught sleeping through a free lock (err %v):\n%s", err, out)
+	}
+	t.Logf("backoff without its cap:\n%s", out)
+	if out, err := run("backoff"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
+		t.Fatalf("the lock whose backoff is capped failed the default check (err %v):\n%s", err, out)
 	}
 }

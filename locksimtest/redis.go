@@ -58,9 +58,12 @@ type RetryPromise = realredis.Retry
 // called (or until its caller's deadline), never waiting longer than gap
 // between two tries (its retry delay plus the time a failed try takes).
 // A Lock that then returns failure sooner, while the lock stays free long
-// enough that a try would have got it, is a gave-up-while-free finding
-// (realredis.Retry). Without it, Lock promises one try and is not judged
-// so.
+// enough that a try would have got it, is a gave-up-while-free finding;
+// a client that stays inside its Lock while the lock is free, nothing in
+// the way, for longer than gap and three round trips with no one taking
+// it is a starved-while-free finding (per-client starvation against the
+// promise, and its failover bound; realredis.Retry). Without it, Lock
+// promises one try and is not judged so.
 func Retries(forAtLeast, gap time.Duration) Option {
 	return func(s *settings) {
 		r := realredis.Retry{For: forAtLeast, Gap: gap}

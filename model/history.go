@@ -168,6 +168,12 @@ type History struct {
 	// code: sim/realredis reads the nodes after the call returns), in
 	// time order.
 	GaveUps []GaveUp `json:"gave_ups,omitempty"`
+	// Starved are the times a client stayed inside a Lock that promises
+	// to keep trying while the lock was free, the client and the nodes it
+	// asked clear of every fault, for longer than the promised gap
+	// between tries and three round trips, with no one taking it (real
+	// code: sim/realredis reads the nodes during the call), in time order.
+	Starved []Starved `json:"starved,omitempty"`
 	// Unsupported names the commands the lock sent that the simulator does
 	// not simulate (a simulated Redis node answered each with Redis's
 	// unknown-command error), sorted.
@@ -215,6 +221,24 @@ type GaveUp struct {
 	Nodes    []string `json:"nodes"`
 	Asked    int      `json:"asked"`
 	Reason   string   `json:"reason,omitempty"`
+}
+
+// Starved is a Lock by Client, called at Called, that was still inside
+// its call, trying, while the lock was free on Nodes (of the Asked nodes
+// it had asked in that call, a majority) from FreeFrom to FreeTo, longer
+// than Gap, the longest wait between tries it promises, plus three round
+// trips; all that time the client was not paused, every node it asked was
+// up, unclogged and reachable both ways, and none of its connections to
+// them had lost a message, so nothing but the lock kept a try from taking
+// it.
+type Starved struct {
+	Client   int      `json:"c"`
+	Called   int64    `json:"called"`
+	Gap      int64    `json:"gap"`
+	FreeFrom int64    `json:"free_from"`
+	FreeTo   int64    `json:"free_to"`
+	Nodes    []string `json:"nodes"`
+	Asked    int      `json:"asked"`
 }
 
 // Reach is a stretch of true time, [From, To), during which a client
@@ -329,6 +353,14 @@ const (
 	// then free long enough within the budget that a try would have got
 	// it (History.GaveUps): a Lock that gives up while the lock is free.
 	GaveUpWhileFree ViolationKind = "gave-up-while-free"
+	// StarvedWhileFree: a client inside a Lock that promises to keep
+	// trying (a retry gap) let the lock stay free, with nothing in the
+	// way, for longer than its gap and three round trips while no one
+	// took it (History.Starved): per-client starvation judged against
+	// the lock's own promise, and the failover bound of such a lock (a
+	// freed lock is taken within a gap and the round trips by anyone
+	// waiting).
+	StarvedWhileFree ViolationKind = "starved-while-free"
 	// Nondeterminism: the same seed, world and plan ran another way when
 	// run again: the lock drew on something the simulator does not control
 	// (math/rand/v2's global functions, crypto/rand, time read outside the
@@ -353,7 +385,7 @@ func (k ViolationKind) IsProcessDeath() bool {
 // IsLiveness reports whether the kind is a liveness violation: a wait or
 // an item left behind.
 func (k ViolationKind) IsLiveness() bool {
-	return k == Liveness || k == Leftover || k == LeakedLock || k == GaveUpWhileFree
+	return k == Liveness || k == Leftover || k == LeakedLock || k == GaveUpWhileFree || k == StarvedWhileFree
 }
 
 // Violation is one thing that went wrong, with enough to find it in a timeline.

@@ -85,6 +85,7 @@ func (c *Checker) CheckErr(h History, opts CheckOptions) (Verdict, error) {
 	if !opts.SkipLiveness {
 		recorded(&v, later != nil, h, len(h.Leaks), leakViolation)
 		recorded(&v, later != nil, h, len(h.GaveUps), gaveUpViolation)
+		recorded(&v, later != nil, h, len(h.Starved), starvedViolation)
 	}
 	for i := range v.Violations {
 		if v.Violations[i].Count == 1 {
@@ -118,7 +119,7 @@ func (e *DisagreementError) Error() string {
 // kindRank orders violations of the same instant: the order kinds are
 // declared in history.go.
 func kindRank(k ViolationKind) int {
-	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, LeakedLock, GaveUpWhileFree, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
+	order := []ViolationKind{MutualExclusion, LostUpdate, DataLoss, Liveness, Leftover, LeakedLock, GaveUpWhileFree, StarvedWhileFree, Panic, Livelock, Misuse, Crash, Hang, Memory, Nondeterminism}
 	if i := slices.Index(order, k); i >= 0 {
 		return i
 	}
@@ -190,6 +191,17 @@ func gaveUpViolation(h History, i int) Violation {
 		Story: fmt.Sprintf("%s's Lock, called at %s, returned failure at %s%s, %s into a retry budget that runs to %s; the lock was then free on %s (%d of the %d nodes it asked, up and reachable) from %s to %s, longer than its longest wait between tries (%s) and two round trips: a Lock that gave up while the lock was acquirable",
 			clientName(h, g.Client), Seconds(g.Called), Seconds(g.Time), why, Seconds(g.Time-g.Called), Seconds(g.Promised),
 			strings.Join(g.Nodes, ", "), len(g.Nodes), g.Asked, Seconds(g.FreeFrom), Seconds(g.FreeTo), Seconds(g.Gap))}
+}
+
+// starvedViolation reports the i-th client that stayed in its Lock while
+// the lock was free and nothing was in the way. Its Time is when the free
+// stretch began, its End when it had lasted a retry gap and three round
+// trips.
+func starvedViolation(h History, i int) Violation {
+	s := h.Starved[i]
+	return Violation{Kind: StarvedWhileFree, Time: s.FreeFrom, End: s.FreeTo, Clients: []int{s.Client},
+		Story: fmt.Sprintf("%s was inside its Lock (called at %s) while the lock was free on %s (%d of the %d nodes it asked, up, unclogged and reachable, its connections whole, the client not paused) from %s to %s with no one taking it, longer than its longest wait between tries (%s) and three round trips: a Lock that stopped trying, or tries in a way that cannot take a free lock",
+			clientName(h, s.Client), Seconds(s.Called), strings.Join(s.Nodes, ", "), len(s.Nodes), s.Asked, Seconds(s.FreeFrom), Seconds(s.FreeTo), Seconds(s.Gap))}
 }
 
 // recorded adds the first of n violations the run recorded (the i-th made

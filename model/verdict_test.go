@@ -172,3 +172,38 @@ func TestEveryViolationCountedAndListed(t *testing.T) {
 		t.Fatal("listing every violation changed the verdict's comparison")
 	}
 }
+
+// What the coordinator recorded of a Lock's retry promise (a call that gave
+// up while the lock was free, a client that stayed in its call while it
+// was free) is judged as liveness, each kind counted, in time order, and
+// not at all when liveness is skipped.
+func TestRetryPromiseFindingsAreLiveness(t *testing.T) {
+	h := newBuilder("h0/t0", "h1/t0").acquire(1000, 0).release(1500, 0).endAt(9000).h
+	h.Starved = []Starved{
+		{Client: 1, Called: 1200e6, Gap: 250e6, FreeFrom: 2000e6, FreeTo: 2600e6, Nodes: []string{"n0", "n1"}, Asked: 3},
+		{Client: 1, Called: 4000e6, Gap: 250e6, FreeFrom: 5000e6, FreeTo: 5600e6, Nodes: []string{"n0"}, Asked: 1},
+	}
+	h.GaveUps = []GaveUp{{Client: 0, Called: 1600e6, Time: 1700e6, Promised: 3600e6, Gap: 250e6, FreeFrom: 1800e6, FreeTo: 2400e6, Nodes: []string{"n2"}, Asked: 1}}
+	v := Check(h, CheckOptions{Every: true})
+	var kinds []ViolationKind
+	for _, x := range v.Violations {
+		if !x.Kind.IsLiveness() || x.Kind.IsSafety() {
+			t.Fatalf("%s is not judged as liveness", x.Kind)
+		}
+		kinds = append(kinds, x.Kind)
+	}
+	if !reflect.DeepEqual(kinds, []ViolationKind{GaveUpWhileFree, StarvedWhileFree}) {
+		t.Fatalf("violations %+v", v.Violations)
+	}
+	s := v.Violations[1]
+	if s.Time != 2000e6 || s.End != 2600e6 || s.Count != 2 || !reflect.DeepEqual(s.Clients, []int{1}) ||
+		!strings.Contains(s.Story, "h1/t0 was inside its Lock (called at 1.200s) while the lock was free on n0, n1 (2 of the 3 nodes it asked") {
+		t.Fatalf("starved violation %+v", s)
+	}
+	if len(v.Later) != 1 || v.Later[0].Kind != StarvedWhileFree || v.Later[0].Time != 5000e6 {
+		t.Fatalf("later %+v", v.Later)
+	}
+	if v := Check(h, CheckOptions{SkipLiveness: true}); len(v.Violations) != 0 {
+		t.Fatalf("liveness skipped, yet %+v", v.Violations)
+	}
+}

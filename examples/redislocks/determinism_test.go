@@ -24,9 +24,9 @@ func referenceTargets(t *testing.T) map[string]explore.Target {
 		nodes int
 	}{
 		{realredis.Lock{Name: "naive", New: Naive}, 1},
-		{realredis.Lock{Name: "redsync-3", New: Redsync, Envelope: redlockEnvelope()}, 3},
-		{realredis.Lock{Name: "redsync-5", New: Redsync, Envelope: redlockEnvelope()}, 5},
-		{realredis.Lock{Name: "redislock", New: Redislock, Envelope: oneNodeEnvelope()}, 1},
+		{realredis.Lock{Name: "redsync-3", New: Redsync, Envelope: redlockEnvelope(), Retry: redsyncPromise}, 3},
+		{realredis.Lock{Name: "redsync-5", New: Redsync, Envelope: redlockEnvelope(), Retry: redsyncPromise}, 5},
+		{realredis.Lock{Name: "redislock", New: Redislock, Envelope: oneNodeEnvelope(), Retry: redislockPromise}, 1},
 	}
 	for _, x := range targets {
 		c := realredis.DefaultConfig()

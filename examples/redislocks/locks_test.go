@@ -3,6 +3,7 @@ package redislocks
 import (
 	"flag"
 	"testing"
+	"time"
 
 	"github.com/locksim/locksim/algorithm"
 	"github.com/locksim/locksim/faults"
@@ -51,23 +52,38 @@ func TestNaiveLockHasTwoHolders(t *testing.T) {
 	t.Logf("seed %d: %s\nminimised from %d to %d faults in %d runs:\n%s", f.Seed, f.Verdict, m.SizeBefore, m.SizeAfter, m.Runs, m.Outcome)
 }
 
+// redsyncRetries is what redsync's Lock promises as wired here: 32 tries,
+// 50 to 250 ms apart (31 waits of at least 50 ms), and in a world with
+// nothing in the way a failed try takes round trips, not its timeout.
+func redsyncRetries() locksimtest.Option {
+	return locksimtest.Retries(redsyncPromise.For, redsyncPromise.Gap)
+}
+
+var (
+	redsyncPromise = realredis.Retry{For: 1500 * time.Millisecond, Gap: 250 * time.Millisecond}
+	// redislock's Lock (locks.go) obtains every 100 ms until its caller's
+	// deadline: for the whole run, at most a try and 100 ms apart.
+	redislockPromise = realredis.Retry{For: 2 * time.Minute, Gap: 150 * time.Millisecond}
+)
+
 // redsync over three masters, inside Redlock's envelope.
 func TestRedsyncThreeMasters(t *testing.T) {
-	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-3"), locksimtest.Envelope(redlockEnvelope()), seeds(200))
+	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-3"), locksimtest.Envelope(redlockEnvelope()), redsyncRetries(), seeds(200))
 }
 
 // redsync over five masters.
 func TestRedsyncFiveMasters(t *testing.T) {
 	c := realredis.DefaultConfig()
 	c.Nodes, c.Replication = 5, 5
-	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-5"), locksimtest.Envelope(redlockEnvelope()), locksimtest.Config(c), seeds(200))
+	locksimtest.CheckRedis(t, Redsync, locksimtest.Name("redsync-5"), locksimtest.Envelope(redlockEnvelope()), locksimtest.Config(c), redsyncRetries(), seeds(200))
 }
 
 // bsm/redislock over one node.
 func TestRedislockOneNode(t *testing.T) {
 	c := realredis.DefaultConfig()
 	c.Nodes, c.Replication = 1, 1
-	locksimtest.CheckRedis(t, Redislock, locksimtest.Name("redislock"), locksimtest.Envelope(oneNodeEnvelope()), locksimtest.Config(c), seeds(200))
+	locksimtest.CheckRedis(t, Redislock, locksimtest.Name("redislock"), locksimtest.Envelope(oneNodeEnvelope()), locksimtest.Config(c),
+		locksimtest.Retries(redislockPromise.For, redislockPromise.Gap), seeds(200))
 }
 
 func seeds(n int) locksimtest.Option {

@@ -31,6 +31,7 @@ type conn struct {
 	out      []byte // written, not yet a whole command
 	reset    bool   // the node side reset it (a crash, the run's end)
 	closed   bool   // the client closed it
+	closedAt int64  // when, true time
 	deadline time.Time
 	notify   chan struct{} // a reader waits on it; cap 1
 	sent     int           // requests posted; replies published: answered
@@ -184,7 +185,9 @@ func upper(b []byte) []byte {
 
 func (c *conn) Close() error {
 	c.mu.Lock()
-	c.closed = true
+	if !c.closed {
+		c.closed, c.closedAt = true, c.w.now()
+	}
 	c.mu.Unlock()
 	c.signal()
 	return nil

@@ -48,7 +48,8 @@ type world struct {
 	conns      int          // dialled so far
 	requests   int64        // sent by the clients
 	sent       []sentValues // by client: what each sent, for leak probes (leak.go)
-	watches    []freeWatch  // Locks that gave up before their promise was up (gaveup.go)
+	watches    []freeWatch  // Locks that gave up before their promise was up, and Lock calls under way (gaveup.go)
+	lastFault  int64        // true time of the last timed fault's start or end (the starvation watch)
 	grants     uint64       // grants recorded so far (under hmu): a watch's free stretch has none
 	// quarantine: a restarted node stays down one TTL more (the lock's
 	// envelope relies on it and the plan did not lapse it).
@@ -80,9 +81,9 @@ type world struct {
 	scratch []byte
 
 	ended       bool
-	over        atomic.Bool       // ended, for the clients' goroutines (etcd)
-	lingerUntil int64             // after the clients stopped: the end of the quiet spell
-	noAnswer    []chan dialResult // dials left unanswered (a partition, a black hole)
+	over        atomic.Bool  // ended, for the clients' goroutines (etcd)
+	lingerUntil int64        // after the clients stopped: the end of the quiet spell
+	noAnswer    []unanswered // dials left unanswered (a partition, a black hole)
 	ctx         context.Context
 	cancel      context.CancelFunc
 	err         error // the run cannot go on (a tie it cannot order)
@@ -154,6 +155,7 @@ type inboxItem struct {
 	// dials and resource accesses
 	client, node int
 	dial         chan dialResult
+	dialGone     *atomic.Int64 // set by the dialer, to the true time it gave the dial up (the starvation watch)
 	res          *resourceCall
 	etcd         *emsg
 	probe        *probe
@@ -410,6 +412,7 @@ func (w *world) schedule() {
 			for i, args := range b.reqs {
 				if b.inLock[i] {
 					w.noteSent(b.client, b.node, args, w.now())
+					w.watchStarved(b.client, w.now())
 				}
 				w.sendRequest(b.first.conn, args, w.now())
 			}
@@ -504,8 +507,8 @@ func (w *world) shutdown() {
 	}
 	w.ended = true
 	w.over.Store(true)
-	for _, ch := range w.noAnswer {
-		w.staged = append(w.staged, stagedEffect{dial: ch, dr: dialResult{err: errRefuse}})
+	for _, u := range w.noAnswer {
+		w.staged = append(w.staged, stagedEffect{dial: u.dial, dr: dialResult{err: errRefuse}})
 	}
 	w.noAnswer = nil
 	for _, n := range w.nodes {

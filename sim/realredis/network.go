@@ -163,6 +163,7 @@ func (w *world) resetConn(c *conn, at int64, why string) {
 		return
 	}
 	c.dead = true
+	c.cl().trouble = at
 	w.staged = append(w.staged, stagedEffect{conn: c, reset: true})
 	w.note(at, fmt.Sprintf("%s->n%d connection reset: %s", c.cl().name, c.node, why))
 }
@@ -177,17 +178,22 @@ func (w *world) dial(it inboxItem) {
 		w.staged = append(w.staged, stagedEffect{dial: it.dial, dr: dialResult{err: errRefuse}})
 		return
 	case n.down > 0 && n.blackHole == 0:
+		cl.trouble = now
 		w.note(now, fmt.Sprintf("%s dials n%d: refused (down)", cl.name, it.node))
 		w.staged = append(w.staged, stagedEffect{dial: it.dial, dr: dialResult{err: errRefuse}})
 		return
 	case n.down > 0 || w.cut(cl.host, it.node, true) || w.cut(cl.host, it.node, false):
 		w.note(now, fmt.Sprintf("%s dials n%d: no answer", cl.name, it.node))
-		w.noAnswer = append(w.noAnswer, it.dial)
+		cl.trouble = now
+		w.noAnswer = append(w.noAnswer, unanswered{dial: it.dial, client: it.client, gone: it.dialGone})
 		return
 	}
 	c := &conn{w: w, client: it.client, node: it.node, id: w.conns, notify: make(chan struct{}, 1)}
 	w.conns++
 	n.conns = append(n.conns, c)
+	if w.starving() {
+		cl.conns = append(cl.conns, c)
+	}
 	w.note(now, fmt.Sprintf("%s dials n%d: connected", cl.name, it.node))
 	w.staged = append(w.staged, stagedEffect{dial: it.dial, dr: dialResult{c: c}})
 }
@@ -275,6 +281,7 @@ func (w *world) scheduleFaults() {
 func (w *world) healedAt(t int64) { w.hist.Healed = min(max(w.hist.Healed, t), w.end) }
 
 func (w *world) startFault(i int, now int64) {
+	w.lastFault = now
 	e := w.plan.Events[i]
 	switch e.Kind {
 	case faults.Crash:
@@ -336,6 +343,7 @@ func (w *world) startFault(i int, now int64) {
 }
 
 func (w *world) endFault(i int, now int64) {
+	w.lastFault = now
 	e := w.plan.Events[i]
 	switch e.Kind {
 	case faults.Crash:

@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	redigo "github.com/gomodule/redigo/redis"
@@ -30,15 +31,21 @@ type client struct {
 	use    *rand.Rand // the misuse's draws (faults.Use), only when the plan has one
 	events []model.Event
 
-	mu   sync.Mutex
-	op   model.Kind // the operation under way (AcquireCall, ReleaseCall, 0), for in-acquire pauses
-	cur  *hold      // the grant held, until its belief ended
-	gone bool       // its goroutine returned
+	mu sync.Mutex
+	op model.Kind // the operation under way (AcquireCall, ReleaseCall, 0), for in-acquire pauses
+	// The Lock call under way (op AcquireCall): when it was called and its
+	// caller's deadline (0: none), both true time, for the starvation watch.
+	lockFrom, lockDeadline int64
+	cur                    *hold // the grant held, until its belief ended
+	gone                   bool  // its goroutine returned
 
 	// The coordinator's.
 	pendingPause []pendingPause
 	pauses       [][2]int64 // timed pauses, [from, to), from the plan
 	held         [][2]int64 // etcd: point pauses that held all its messages
+	conns        []*conn    // its connections not yet seen closed, for the starvation watch
+	watched      int64      // lockFrom+1 of the last Lock call watched for starvation
+	trouble      int64      // true time its network last failed it (a reset, a refused or unanswered dial, a lost message's connection closed)
 }
 
 // pausedUntil is when the timed pause covering true time t ends (t when
@@ -236,6 +243,9 @@ func (c *client) run(ctx context.Context) {
 		if dl, ok := lctx.Deadline(); ok {
 			deadline = int64(dl.Sub(w.epoch))
 		}
+		c.mu.Lock()
+		c.lockFrom, c.lockDeadline = called, deadline
+		c.mu.Unlock()
 		until, err := l.Lock(lctx)
 		gaveUp := lctx.Err() != nil // the caller's deadline passed: the outcome is unknown to it
 		cancel()
@@ -613,8 +623,8 @@ func (w *world) dialer(c *client, i int) func(ctx context.Context, network, addr
 		if addr != want {
 			return nil, fmt.Errorf("%w: %s dialled %q; node n%d is %s", errNotServed, c.name, addr, i, want)
 		}
-		ch := make(chan dialResult, 1)
-		w.post(inboxItem{kind: itemDial, at: time.Now(), client: c.idx, node: i, dial: ch})
+		ch, gone := make(chan dialResult, 1), new(atomic.Int64)
+		w.post(inboxItem{kind: itemDial, at: time.Now(), client: c.idx, node: i, dial: ch, dialGone: gone})
 		select {
 		case r := <-ch:
 			if r.err != nil {
@@ -622,6 +632,7 @@ func (w *world) dialer(c *client, i int) func(ctx context.Context, network, addr
 			}
 			return r.c, nil
 		case <-ctx.Done():
+			gone.Store(max(w.now(), 1))
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}
 		}
 	}

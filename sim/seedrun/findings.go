@@ -84,7 +84,7 @@ func propertyOf(k model.ViolationKind) algorithm.Property {
 		return algorithm.MutualExclusion
 	case model.LostUpdate, model.DataLoss:
 		return algorithm.ResourceSafety
-	case model.Liveness, model.Leftover, model.LeakedLock, model.GaveUpWhileFree:
+	case model.Liveness, model.Leftover, model.LeakedLock, model.GaveUpWhileFree, model.StarvedWhileFree:
 		return algorithm.Liveness
 	}
 	return 0
