@@ -256,4 +256,5 @@ const (
 	// The application's misuse of a lock run unmodified (faults.Use).
 	NoLateHolders    WorldChange = "no-late-holders"    // no holder stalls past its validity before it extends or unlocks
 	NoShortDeadlines WorldChange = "no-short-deadlines" // no Lock is called with a deadline shorter than a retry
+	NoStrayRefresh   WorldChange = "no-stray-refresh"   // no refresher extends a lock while its holder unlocks it
 )

@@ -57,7 +57,7 @@ func TestNodeDriftsAtEdge(t *testing.T) {
 // valid plan section that class pause allows and class loss does not; a
 // rate without its duration is refused.
 func TestDrawUse(t *testing.T) {
-	late, short, none := 0, 0, 0
+	late, short, refresh, none := 0, 0, 0, 0
 	for seed := uint64(1); seed <= 200; seed++ {
 		p := Plan{Use: DrawUse(seed, 8e9)}
 		if err := p.Validate(defaultShape); err != nil {
@@ -76,12 +76,15 @@ func TestDrawUse(t *testing.T) {
 		if p.Use.ShortDeadlinePPM > 0 {
 			short++
 		}
+		if p.Use.RefreshPPM > 0 {
+			refresh++
+		}
 		if Allow(ClassLoss).Check(p) == nil {
 			t.Fatalf("seed %d: class loss allows misuse", seed)
 		}
 	}
-	if late == 0 || short == 0 || none == 0 {
-		t.Fatalf("late %d, short %d, none %d of 200: each should be drawn", late, short, none)
+	if late == 0 || short == 0 || refresh == 0 || none == 0 {
+		t.Fatalf("late %d, short %d, refresh %d, none %d of 200: each should be drawn", late, short, refresh, none)
 	}
 	if err := (Plan{Use: Use{LatePPM: 5}}).Validate(defaultShape); err == nil {
 		t.Fatal("a late rate without late_by was accepted")

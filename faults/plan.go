@@ -64,13 +64,23 @@ type Use struct {
 	// retry, as a request handler's budget is.
 	ShortDeadlinePPM PPM           `json:"short_deadline_ppm,omitempty"`
 	Deadline         time.Duration `json:"deadline,omitempty"`
+	// RefreshPPM is the chance, per release of a lock that extends, that a
+	// refresher not stopped first (a watchdog, a heartbeat) calls Extend
+	// while its holder calls Unlock: one of the two starts up to 5 ms after
+	// the other, so that both are in flight at once. The application is
+	// careful: it does not use the lock again, and when the refresher did
+	// not report a definite failure it unlocks once more. A release that
+	// then returns success while the key its Lock wrote holds the lock in
+	// its name is a leaked lock.
+	RefreshPPM PPM `json:"refresh_ppm,omitempty"`
 }
 
 // DrawUse is the misuse a seed draws for a lock of TTL ttl: holders that
 // stall past their validity by up to two TTLs in some seeds, short
-// deadlines in others, both in some, neither in a quarter. It draws from a
-// stream of its own, so the rest of the seed's plan is the same with it as
-// without it.
+// deadlines in others, both in some, neither in a quarter; and in a third
+// of the seeds with misuse, a refresher that extends as its holder
+// unlocks. It draws from a stream of its own, so the rest of the seed's
+// plan is the same with it as without it.
 func DrawUse(seed uint64, ttl time.Duration) Use {
 	r := rand.New(rand.NewPCG(seed, 0x757365))
 	var u Use
@@ -90,6 +100,9 @@ func DrawUse(seed uint64, ttl time.Duration) Use {
 	}
 	if u.ShortDeadlinePPM > 0 {
 		u.Deadline = time.Millisecond + time.Duration(r.Int64N(int64(300*time.Millisecond)))
+	}
+	if r.IntN(3) == 0 {
+		u.RefreshPPM = PPM(50_000 + r.IntN(250_000))
 	}
 	return u
 }

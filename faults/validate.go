@@ -125,6 +125,9 @@ func (p Plan) validateClocks(s Shape) error {
 
 func (p Plan) validateUse() error {
 	u := p.Use
+	if err := checkPPM("use.refresh_ppm", u.RefreshPPM); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		field string
 		ppm   PPM

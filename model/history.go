@@ -196,6 +196,11 @@ type DataLost struct {
 // client does not hold a lock that the nodes grant it, and no one will
 // release it before it expires.
 type Leak struct {
+	// Unlock: the call that left the lock in its client's name was an
+	// Unlock that returned success, while a refresher extended the lock
+	// (faults.Use.RefreshPPM; Reason is what the refresher answered), not
+	// a Lock that returned failure.
+	Unlock bool `json:"unlock,omitempty"`
 	Client int      `json:"c"`
 	Time   int64    `json:"t"`
 	Nodes  []string `json:"nodes"`

@@ -172,6 +172,11 @@ func leakViolation(h History, i int) Violation {
 	if l.Reason != "" {
 		why = " (" + l.Reason + ")"
 	}
+	if l.Unlock {
+		return Violation{Kind: LeakedLock, Time: l.Time, Clients: []int{l.Client},
+			Story: fmt.Sprintf("%s's Unlock returned success at %s, a refresher extending as it unlocked%s, while the key its Lock wrote held the lock in its name on %s (%d of the %d nodes it asked), %s: a release that left the lock held, for no one",
+				clientName(h, l.Client), Seconds(l.Time), why, strings.Join(l.Nodes, ", "), len(l.Nodes), l.Asked, until)}
+	}
 	return Violation{Kind: LeakedLock, Time: l.Time, Clients: []int{l.Client},
 		Story: fmt.Sprintf("%s's Lock returned failure at %s%s while the key it wrote held the lock in its name on %s (%d of the %d nodes it asked), %s: a grant reported as a failure, which no one releases",
 			clientName(h, l.Client), Seconds(l.Time), why, strings.Join(l.Nodes, ", "), len(l.Nodes), l.Asked, until)}

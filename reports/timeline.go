@@ -528,13 +528,17 @@ func isNode(s string) bool {
 // extendText says what an Extend call answered.
 func extendText(x model.Extend) string {
 	took := formatLatency(time.Duration(x.Time - x.Called))
+	by := ""
+	if x.OK && x.Reason != "" {
+		by = x.Reason + ", " // who extended, when it was not the holder itself
+	}
 	switch {
 	case !x.OK:
 		return fmt.Sprintf("extend → failed (%s, took %s)", x.Reason, took)
 	case x.To != 0:
-		return fmt.Sprintf("extend → extended (valid to %s, took %s)", strings.TrimSpace(formatTime(x.To)), took)
+		return fmt.Sprintf("extend → extended (%svalid to %s, took %s)", by, strings.TrimSpace(formatTime(x.To)), took)
 	}
-	return fmt.Sprintf("extend → extended (took %s)", took)
+	return fmt.Sprintf("extend → extended (%stook %s)", by, took)
 }
 
 // grantValidity is each extended grant's own validity, by the Seq of its

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -360,7 +361,7 @@ func TestLock(t *testing.T) {
 // pairModule is a module of its own at dir that requires locksim (this
 // tree) and the given library version, with test as its only file; it
 // skips the test when the module proxy cannot serve the version.
-func pairModule(t *testing.T, library, version, test string, replaces ...string) string {
+func pairModule(t testing.TB, library, version, test string, replaces ...string) string {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -394,7 +395,14 @@ func pairModule(t *testing.T, library, version, test string, replaces ...string)
 // check once, without minimising: its output, the CPU time of it and its
 // worker processes, and its wall time (what docs/PERFORMANCE.md reports
 // as the time to the first failing seed).
-func timedSweep(t *testing.T, dir string) (string, time.Duration, time.Duration, error) {
+func timedSweep(t testing.TB, dir string) (string, time.Duration, time.Duration, error) {
+	t.Helper()
+	buildPair(t, dir)
+	return runPair(dir, "^TestLock$")
+}
+
+// buildPair builds the test binary of a pair's module, pair.test.
+func buildPair(t testing.TB, dir string) {
 	t.Helper()
 	build := exec.Command("go", "test", "-c", "-o", "pair.test", ".")
 	build.Dir = dir
@@ -402,7 +410,15 @@ func timedSweep(t *testing.T, dir string) (string, time.Duration, time.Duration,
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go test -c in %s: %v\n%s", dir, err, out)
 	}
-	cmd := exec.Command("./pair.test", "-test.run=^TestLock$", "-locksim.minimize=false")
+}
+
+// runPair runs the check test of a pair's built module once, without
+// minimising and from no kept repro: its output, the CPU time of it and
+// its worker processes (waited for, so counted in its own), and its wall
+// time.
+func runPair(dir, test string) (string, time.Duration, time.Duration, error) {
+	os.RemoveAll(filepath.Join(dir, "testdata"))
+	cmd := exec.Command("./pair.test", "-test.run="+test, "-locksim.minimize=false")
 	cmd.Dir = dir
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -522,5 +538,51 @@ func tellApart(t *testing.T, library, buggyVersion, fixedVersion, test, name str
 	fixed := pairModule(t, library, fixedVersion, test, replaces...)
 	if out, err := pairTest(fixed, "-run", "^TestLock$", "-v", "."); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
 		t.Fatalf("go test of %s %s failed the default check (err %v):\n%s", library, fixedVersion, err, out)
+	}
+}
+
+// BenchmarkTimeToFirstFailure is the time the default check takes to
+// report the first failing seed of each buggy release of reports/PAIRS.md:
+// its test binary (built before the clock starts) run from its start to
+// its failure report, without minimising, the sweep in worker processes.
+// cpu-s/find is the CPU time of the binary and its workers, wall-s/find
+// its wall time, first-seed the failing seed it reports (every run the
+// same: the sweep is deterministic).
+//
+//	go test ./internal/outoftree -run XXX -bench TimeToFirstFailure -benchtime 3x
+func BenchmarkTimeToFirstFailure(b *testing.B) {
+	pairs := []struct {
+		name, library, version, test, run string
+		replaces                          []string
+	}{
+		{"redsync-v4.12.0", "github.com/go-redsync/redsync/v4", "v4.12.0", redsyncTest, "^TestRedsync$", nil},
+		{"redsync-v4.0.3", "github.com/go-redsync/redsync/v4", "v4.0.3", redsyncV40Test, "^TestLock$", nil},
+		{"redsync-v1.2.0", "github.com/go-redsync/redsync", "v1.2.0", redsyncV1Test, "^TestLock$",
+			[]string{"github.com/gomodule/redigo => github.com/gomodule/redigo v1.9.3"}},
+		{"go-zero-v1.3.1", "github.com/zeromicro/go-zero", "v1.3.1", goZeroTest, "^TestLock$", nil},
+		{"redislock-v0.9.0", "github.com/bsm/redislock", "v0.9.0", redislockBackoffTest, "^TestLock$", nil},
+		{"redislock-v0.9.3", "github.com/bsm/redislock", "v0.9.3", redislockTest, "^TestLock$", nil},
+	}
+	seedLine := regexp.MustCompile(`has a bug \(seed (\d+)`)
+	for _, p := range pairs {
+		b.Run(p.name, func(b *testing.B) {
+			dir := pairModule(b, p.library, p.version, p.test, p.replaces...)
+			buildPair(b, dir)
+			var cpu, wall time.Duration
+			seed := 0
+			for b.Loop() {
+				out, c, w, err := runPair(dir, p.run)
+				m := seedLine.FindStringSubmatch(out)
+				if err == nil || m == nil {
+					b.Fatalf("%s %s did not fail the default check (err %v):\n%s", p.library, p.version, err, out)
+				}
+				seed, _ = strconv.Atoi(m[1])
+				cpu, wall = cpu+c, wall+w
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/find")
+			b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/find")
+			b.ReportMetric(float64(seed), "first-seed")
+			b.ReportMetric(0, "ns/op")
+		})
 	}
 }

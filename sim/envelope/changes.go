@@ -21,7 +21,7 @@ var EveryWorldChange = []algorithm.WorldChange{
 	algorithm.NoClockErrors, algorithm.NoTimeZones, algorithm.NoLoss, algorithm.NoDuplicates, algorithm.NoExtraLatency,
 	algorithm.PinnedTopology, algorithm.InstantTopology, algorithm.OneThreadPerHost, algorithm.NoApplicationData,
 	algorithm.ReservedNames, algorithm.UniqueVersions, algorithm.QuarantinedNodes,
-	algorithm.NoLateHolders, algorithm.NoShortDeadlines,
+	algorithm.NoLateHolders, algorithm.NoShortDeadlines, algorithm.NoStrayRefresh,
 }
 
 // ChangeWorld applies change c to a seed's world, plan and variant. It
@@ -104,6 +104,8 @@ func changePlanOrConfig(c algorithm.WorldChange, cfg *sim.Config, p *faults.Plan
 		p.Use.LatePPM, p.Use.LateBy = 0, 0
 	case algorithm.NoShortDeadlines:
 		p.Use.ShortDeadlinePPM, p.Use.Deadline = 0, 0
+	case algorithm.NoStrayRefresh:
+		p.Use.RefreshPPM = 0
 	default:
 		return false
 	}

@@ -305,6 +305,7 @@ func (m *minimizer) dropSteady() bool {
 		func(p *faults.Plan) bool { return zero(&p.Use) },
 		func(p *faults.Plan) bool { return zero(&p.Use.LatePPM) && zero(&p.Use.LateBy) },
 		func(p *faults.Plan) bool { return zero(&p.Use.ShortDeadlinePPM) && zero(&p.Use.Deadline) },
+		func(p *faults.Plan) bool { return zero(&p.Use.RefreshPPM) },
 		func(p *faults.Plan) bool { // points that never pause
 			return p.Points.PausePPM == 0 && zero(&p.Points)
 		},

@@ -87,6 +87,7 @@ func (w *world) noteSent(c, n int, args [][]byte, now int64) {
 // probe is a client's question as its Lock returned failure: did the
 // call, begun at from, leave its key holding the lock?
 type probe struct {
+	unlock   bool // an Unlock that returned success as a refresher ran, not a failed Lock
 	from     int64
 	deadline int64 // the caller's deadline, true time (0: none)
 	reason   string
@@ -100,10 +101,15 @@ type probe struct {
 // lock was free while the promise ran (gaveup.go). deadline is the call's
 // deadline in true time (0: none).
 func (c *client) probeLeak(from, deadline int64, reason string) {
+	c.probe(&probe{from: from, deadline: deadline, reason: reason})
+}
+
+// probe asks the coordinator p, and waits for its answer.
+func (c *client) probe(p *probe) {
 	if c.w.lock.New == nil {
 		return // etcd's leases are the member's, not a key's
 	}
-	p := &probe{from: from, deadline: deadline, reason: reason, done: make(chan struct{})}
+	p.done = make(chan struct{})
 	c.w.post(inboxItem{kind: itemProbe, client: c.idx, probe: p})
 	<-p.done
 }
@@ -143,11 +149,13 @@ func (w *world) answerProbe(it inboxItem) {
 		}
 	}
 	if asked == 0 || 2*len(leaked) <= asked {
-		w.watchGaveUp(it.client, p, now)
+		if !p.unlock {
+			w.watchGaveUp(it.client, p, now)
+		}
 		return
 	}
 	w.hmu.Lock()
-	w.hist.Leaks = append(w.hist.Leaks, model.Leak{Client: it.client, Time: now, Nodes: leaked, Asked: asked, Until: until, Reason: p.reason})
+	w.hist.Leaks = append(w.hist.Leaks, model.Leak{Unlock: p.unlock, Client: it.client, Time: now, Nodes: leaked, Asked: asked, Until: until, Reason: p.reason})
 	w.hmu.Unlock()
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -257,7 +258,7 @@ func (c *client) run(ctx context.Context) {
 		if err == nil {
 			h := c.grant(until, fencer, "")
 			h = c.critical(ctx, l, ext, fencer, h)
-			c.release(ctx, l, h)
+			c.release(ctx, l, ext, h)
 			if grants++; grants == w.cfg.Acquisitions {
 				return
 			}
@@ -517,7 +518,7 @@ func (c *client) deadline(ctx context.Context) (context.Context, context.CancelF
 	return lctx, cancel, "deadline " + d.Round(time.Millisecond).String()
 }
 
-func (c *client) release(ctx context.Context, l Locker, h *hold) {
+func (c *client) release(ctx context.Context, l Locker, ext Extender, h *hold) {
 	c.point(ctx, faults.BeforeRelease, h)
 	if ctx.Err() != nil {
 		return
@@ -531,14 +532,84 @@ func (c *client) release(ctx context.Context, l Locker, h *hold) {
 		return
 	}
 	c.setOp(model.ReleaseCall)
+	c.mu.Lock()
+	from := c.lockFrom // the Lock call that got the hold
+	c.mu.Unlock()
 	c.rec(model.Event{Kind: model.ReleaseCall})
+	var refreshed chan refreshResult
+	if ext != nil && c.chance(c.w.plan.Use.RefreshPPM) {
+		refreshed = c.refresh(ctx, ext, h)
+	}
 	err := l.Unlock(ctx)
+	var again, said string
+	if refreshed != nil {
+		r := <-refreshed
+		c.noteExtend(r.x)
+		said = r.said
+		if err == nil && !r.definiteNo && ctx.Err() == nil {
+			// It may hold again: a careful application unlocks once more.
+			err = l.Unlock(ctx)
+			again = "unlocked again after the refresher's " + r.said
+		}
+	}
 	c.setOp(0)
 	if ctx.Err() != nil {
 		c.stopped("run ended during release-call")
 		return
 	}
-	c.rec(model.Event{Kind: model.ReleaseReturn, Reason: errText(err)})
+	reason := errText(err)
+	if again != "" {
+		reason = strings.TrimSuffix(again+"; "+reason, "; ")
+	}
+	c.rec(model.Event{Kind: model.ReleaseReturn, Reason: reason})
+	if refreshed != nil && err == nil {
+		// Released, and the refresher is done: does the key its Lock wrote
+		// still hold the lock in its name?
+		c.probe(&probe{unlock: true, from: from, reason: "the refresher answered " + said})
+	}
+}
+
+// refreshResult is what a refresher run at a release answered.
+type refreshResult struct {
+	x          model.Extend
+	said       string // "extend → ..." in a few words
+	definiteNo bool   // a failure the library heard from the nodes
+}
+
+// refresh starts a refresher not stopped first: Extend, in a goroutine of
+// the client's, while the caller unlocks. Which starts first, and how long
+// after it the other does (1 µs to 5 ms), is drawn, so that the two are in
+// flight together in an order virtual time decides, never the scheduler:
+// the one that starts first takes its connection first.
+func (c *client) refresh(ctx context.Context, ext Extender, h *hold) chan refreshResult {
+	first := c.use.IntN(2) == 0 // the refresher starts first
+	d := time.Microsecond + time.Duration(c.use.Int64N(int64(5*time.Millisecond)))
+	out := make(chan refreshResult, 1)
+	go func() {
+		if !first {
+			c.sleep(ctx, d)
+		}
+		called := c.w.now()
+		until, err := ext.Extend(ctx)
+		x := model.Extend{Client: c.idx, Called: called, Time: c.w.now(), OK: err == nil, From: h.validUntil, Reason: "a refresher, as its holder unlocked"}
+		r := refreshResult{definiteNo: err != nil && !unknownOutcome(err) && ctx.Err() == nil}
+		switch {
+		case err != nil:
+			x.Reason += ": " + errText(err)
+			r.said = "failure: " + errText(err)
+		case !until.IsZero():
+			x.To = int64(until.Sub(c.w.epoch))
+			r.said = "success"
+		default:
+			r.said = "success"
+		}
+		r.x = x
+		out <- r
+	}()
+	if first {
+		c.sleep(ctx, d)
+	}
+	return out
 }
 
 // point pauses at a fault point with the plan's probability: PauseFor, or
