@@ -200,7 +200,7 @@ type Leak struct {
 	// Unlock that returned success, while a refresher extended the lock
 	// (faults.Use.RefreshPPM; Reason is what the refresher answered), not
 	// a Lock that returned failure.
-	Unlock bool `json:"unlock,omitempty"`
+	Unlock bool     `json:"unlock,omitempty"`
 	Client int      `json:"c"`
 	Time   int64    `json:"t"`
 	Nodes  []string `json:"nodes"`
