@@ -43,15 +43,22 @@ func benchWorld() sim.Config {
 // over 5 masters, under all fault classes (each seed its own plan), or
 // none (the pair of the baseline below).
 func BenchmarkRedsyncCoordinated(b *testing.B) {
-	for _, classes := range []string{"none", "all"} {
-		b.Run("faults="+classes, func(b *testing.B) {
+	for _, bc := range []struct {
+		classes string
+		retry   realredis.Retry // a stated promise: the coordinator watches each Lock call (gaveup.go)
+	}{{"none", realredis.Retry{}}, {"all", realredis.Retry{}}, {"none", redsyncPromise}, {"all", redsyncPromise}} {
+		classes, name := bc.classes, "faults="+bc.classes
+		if bc.retry.Gap > 0 {
+			name += "/promise"
+		}
+		b.Run(name, func(b *testing.B) {
 			cs, err := faults.ParseClasses(classes)
 			if err != nil {
 				b.Fatal(err)
 			}
 			cfg := benchWorld()
 			shape := sim.ShapeOf(cfg)
-			lock := realredis.Lock{Name: "redsync", New: Redsync, Envelope: redlockEnvelope()}
+			lock := realredis.Lock{Name: "redsync", New: Redsync, Envelope: redlockEnvelope(), Retry: bc.retry}
 			var requests int64
 			start := cpuNow()
 			b.ResetTimer()
