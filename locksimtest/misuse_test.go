@@ -216,19 +216,8 @@ func TestLeasedLock(t *testing.T) {
 // catches it as two holders; the same lock with a compare-and-PEXPIRE
 // passes the same seeds.
 func TestAnExtendWithoutAnOwnerCheckIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary twice, 300 seeds each")
-	}
-	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
-	out, err := run("plain")
-	if err == nil || !strings.Contains(out, "locksim: plain-pexpire has a bug") || !strings.Contains(out, "mutual-exclusion at") ||
-		!strings.Contains(out, "extend after its validity ended → granted") {
-		t.Fatalf("the plain PEXPIRE extend was not caught by the default check as two holders after a late extend (err %v):\n%s", err, out)
-	}
-	t.Logf("plain PEXPIRE:\n%s", out)
-	if out, err := run("owner"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("the owner-checked extend failed the default check (err %v):\n%s", err, out)
-	}
+	brokenAndFixed(t, "plain", "plain-pexpire", "owner", "the plain PEXPIRE extend (two holders after a late extend)",
+		"mutual-exclusion at", "extend after its validity ended → granted")
 }
 
 // -locksim.faults names the classes a check sweeps, and the replay lines
@@ -263,14 +252,7 @@ func TestFaultsFlagChoosesTheClasses(t *testing.T) {
 // drift bound often enough that the default check catches it; the same
 // lock with Redlock's margin passes (TestAnExtendWithoutAnOwnerCheckIsCaught).
 func TestAValidityWithoutADriftMarginIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary")
-	}
-	out, err := runLeased(t.TempDir(), "no-margin")
-	if err == nil || !strings.Contains(out, "locksim: no-margin has a bug") || !strings.Contains(out, "drift") {
-		t.Fatalf("the lock without a drift margin was not caught by the default check, with drifting clocks (err %v):\n%s", err, out)
-	}
-	t.Logf("no margin:\n%s", out)
+	brokenAndFixed(t, "no-margin", "no-margin", "", "the lock without a drift margin (with drifting clocks)", "drift")
 }
 
 // A one-try Lock whose SET NX lost its reply after the node applied it is
@@ -280,19 +262,7 @@ func TestAValidityWithoutADriftMarginIsCaught(t *testing.T) {
 // default check reports it as a leaked lock; the same lock taking a key
 // that already holds its own value for a grant passes the same seeds.
 func TestALockThatReportsFailureWhileItHoldsIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary twice, 300 seeds each")
-	}
-	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
-	out, err := run("one-try")
-	if err == nil || !strings.Contains(out, "locksim: one-try has a bug") || !strings.Contains(out, "leaked-lock at") ||
-		!strings.Contains(out, "Lock returned failure") {
-		t.Fatalf("the one-try lock was not caught leaking the lock (err %v):\n%s", err, out)
-	}
-	t.Logf("one try:\n%s", out)
-	if out, err := run("one-try-idempotent"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("the idempotent one-try lock failed the default check (err %v):\n%s", err, out)
-	}
+	brokenAndFixed(t, "one-try", "one-try", "one-try-idempotent", "the one-try lock (a leaked lock)", "leaked-lock at", "Lock returned failure")
 }
 
 // A Lock that, when its caller's deadline passes, returns as if it held
@@ -301,17 +271,9 @@ func TestALockThatReportsFailureWhileItHoldsIsCaught(t *testing.T) {
 // it; the same lock returning the context's error passes
 // (TestAnExtendWithoutAnOwnerCheckIsCaught's owner-checked lock).
 func TestALockThatTakesItsDeadlineForAGrantIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary")
-	}
-	out, err := runLeased(t.TempDir(), "timeout-is-grant")
-	if err == nil || !strings.Contains(out, "locksim: timeout-is-grant has a bug") || !strings.Contains(out, "mutual-exclusion at") {
-		t.Fatalf("the lock that takes its deadline for a grant was not caught with two holders (err %v):\n%s", err, out)
-	}
 	// The cause line, by counterfactual replay, names the misuse it needs.
-	if !strings.Contains(out, "cause: mutual-exclusion: no-short-deadlines (that world change alone removes it") {
-		t.Fatalf("the failure does not say it needs a short deadline:\n%s", out)
-	}
+	brokenAndFixed(t, "timeout-is-grant", "timeout-is-grant", "", "the lock that takes its deadline for a grant (two holders, needing a short deadline)",
+		"mutual-exclusion at", "cause: mutual-exclusion: no-short-deadlines (that world change alone removes it")
 }
 
 // A Lock that promises to retry for two seconds but spends its tries at
@@ -320,19 +282,8 @@ func TestALockThatTakesItsDeadlineForAGrantIsCaught(t *testing.T) {
 // the promise (Retries), reports it as gave-up-while-free; the same lock
 // waiting between its tries passes the same seeds.
 func TestALockThatGivesUpWhileTheLockIsFreeIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary twice, 300 seeds each")
-	}
-	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
-	out, err := run("budget-spent")
-	if err == nil || !strings.Contains(out, "locksim: budget-spent has a bug") || !strings.Contains(out, "gave-up-while-free at") ||
-		!strings.Contains(out, "gave up while the lock was acquirable") {
-		t.Fatalf("the lock that spends its retries at once was not caught giving up while the lock was free (err %v):\n%s", err, out)
-	}
-	t.Logf("retries spent at once:\n%s", out)
-	if out, err := run("budget"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("the lock that waits between its tries failed the default check (err %v):\n%s", err, out)
-	}
+	brokenAndFixed(t, "budget-spent", "budget-spent", "budget", "the lock that spends its retries at once (giving up while the lock is free)",
+		"gave-up-while-free at", "gave up while the lock was acquirable")
 }
 
 // A Lock whose backoff was meant to be capped at 200 ms but is not (its
@@ -342,19 +293,8 @@ func TestALockThatGivesUpWhileTheLockIsFreeIsCaught(t *testing.T) {
 // the promise, which is also the lock's failover bound); the same lock
 // with its cap passes the same seeds.
 func TestALockThatSleepsThroughAFreeLockIsCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the test binary twice, 300 seeds each")
-	}
-	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
-	out, err := run("backoff-uncapped")
-	if err == nil || !strings.Contains(out, "locksim: backoff-uncapped has a bug") || !strings.Contains(out, "starved-while-free at") ||
-		!strings.Contains(out, "a Lock that stopped trying") {
-		t.Fatalf("the lock whose backoff has no cap was not caught sleeping through a free lock (err %v):\n%s", err, out)
-	}
-	t.Logf("backoff without its cap:\n%s", out)
-	if out, err := run("backoff"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("the lock whose backoff is capped failed the default check (err %v):\n%s", err, out)
-	}
+	brokenAndFixed(t, "backoff-uncapped", "backoff-uncapped", "backoff", "the lock whose backoff has no cap (sleeping through a free lock)",
+		"starved-while-free at", "a Lock that stopped trying")
 }
 
 // An Extend that takes the key again when it is gone (redsync's
@@ -366,17 +306,33 @@ func TestALockThatSleepsThroughAFreeLockIsCaught(t *testing.T) {
 // for no one. The default misuse runs such refreshers at some releases and
 // reports the leaked lock, with its cause; the truthful one passes.
 func TestARefresherThatTakesTheLockBackUnsaidIsCaught(t *testing.T) {
+	brokenAndFixed(t, "take-extend-misread", "take-extend-misread", "take-extend", "the refresher that took the lock back unsaid (a leaked lock after Unlock)",
+		"'s Unlock returned success at", "no-stray-refresh")
+}
+
+// brokenAndFixed runs the leased lock broken under the default check, in a
+// test binary of its own, and fails the test unless it fails as name with
+// each of want in its output (what says which lock, for the message); then
+// runs fixed, when given, and fails the test unless it passes the default
+// 300 seeds.
+func brokenAndFixed(t *testing.T, broken, name, fixed, what string, want ...string) {
+	t.Helper()
 	if testing.Short() {
-		t.Skip("runs the test binary twice, 300 seeds each")
+		t.Skip("runs the test binary, 300 seeds a run")
 	}
-	run := func(which string) (string, error) { return runLeased(t.TempDir(), which) }
-	out, err := run("take-extend-misread")
-	if err == nil || !strings.Contains(out, "locksim: take-extend-misread has a bug") || !strings.Contains(out, "'s Unlock returned success at") ||
-		!strings.Contains(out, "no-stray-refresh") {
-		t.Fatalf("the refresher that took the lock back unsaid was not caught leaking it (err %v):\n%s", err, out)
+	out, err := runLeased(t.TempDir(), broken)
+	ok := err != nil && strings.Contains(out, "locksim: "+name+" has a bug")
+	for _, w := range want {
+		ok = ok && strings.Contains(out, w)
 	}
-	t.Logf("a take misread:\n%s", out)
-	if out, err := run("take-extend"); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
-		t.Fatalf("the refresher that says it took the lock back failed the default check (err %v):\n%s", err, out)
+	if !ok {
+		t.Fatalf("%s was not caught by the default check saying %q (err %v):\n%s", what, want, err, out)
+	}
+	t.Logf("%s:\n%s", what, out)
+	if fixed == "" {
+		return
+	}
+	if out, err := runLeased(t.TempDir(), fixed); err != nil || !strings.Contains(out, "no bug in 300 seeds") {
+		t.Fatalf("the fix of %s (%s) failed the default check (err %v):\n%s", what, fixed, err, out)
 	}
 }
