@@ -153,5 +153,5 @@ What the sweep found, and where the real libraries differ from the ` + "`" + `re
   at seed 10 of 300 (a master crashed, the extend reached the other two, and the release that
   followed deleted the lock its holder went on using); v4.12.1 is clean on the same 300 seeds
   (` + "`" + `internal/outoftree` + "`" + `), and with it four more released bug/fix pairs: ` + "`" + `reports/PAIRS.md` + "`" + `.
-- **Swept again on 2026-12-07** with the misuse workload (late extends and unlocks, short deadlines, a refresher as its holder unlocks), node clocks at the drift bound's edge, the leaked-lock check and each lock's retry promise (gave-up-while-free, starved-while-free): no bug in any cell of the real libraries. With `CheckRedis` itself, redsync-3 and redislock also pass 20,000 seeds each.
+- **Swept again on 2026-12-07** with the misuse workload (late extends and unlocks, short deadlines, a refresher as its holder unlocks), node clocks at the drift bound's edge, the leaked-lock check and each lock's retry promise (gave-up-while-free, starved-while-free): no bug in any cell of the real libraries. With CheckRedis itself, redsync-3 and redislock also pass 20,000 seeds each.
 `
